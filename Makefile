@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kview: per-process kernel views for scoped eBPF tracing.
+#
+#   make demo      install what is missing, build, boot, run the demo
+#   make test      install what is missing, build, run the whole suite
+#
+# See README.md for the rest (make help lists the targets).
+
+ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD ?= $(ROOT)/build
+export KVIEW_BUILD := $(BUILD)
+
+KOBJ := $(BUILD)/kobj
+BZIMAGE := $(BUILD)/bzImage
+INCDIR := $(BUILD)/include
+VMLINUX_H := $(INCDIR)/vmlinux.h
+
+CC := gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CFLAGS ?= -O2 -g
+CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE
+LDLIBS_BPF := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+	-I$(INCDIR) -I$(ROOT)/userspace/include
+
+Q := $(if $(V),,@)
+
+.PHONY: all help deps kernel userspace tests test test-host test-guest demo vm \
+	kernel-config kernel-reset kernel-status export-patches check-apply \
+	checkpatch clean distclean
+
+all: kernel userspace tests
+
+help:
+	@sed -n 's/^## \{0,1\}//p' $(MAKEFILE_LIST)
+
+## deps            install the Debian packages kview needs (no-op if present)
+deps:
+	$(Q)$(ROOT)/scripts/deps
+
+## kernel          extract linux-source-6.1, apply patches/, build bzImage
+kernel:
+	$(Q)$(ROOT)/scripts/kernel-tree build
+	$(Q)$(ROOT)/scripts/update-vmlinux-h $(KOBJ)/vmlinux $(VMLINUX_H)
+
+## kernel-config   regenerate the kernel .config from kernel-config/
+kernel-config:
+	$(Q)$(ROOT)/scripts/kernel-tree config
+
+## kernel-reset    throw away edits in build/linux, re-apply patches/
+kernel-reset:
+	$(Q)$(ROOT)/scripts/kernel-tree reset
+
+## kernel-status   what the generated tree holds relative to patches/
+kernel-status:
+	$(Q)$(ROOT)/scripts/kernel-tree status
+
+## export-patches  write the tree's commits (base..HEAD) into patches/
+export-patches:
+	$(Q)$(ROOT)/scripts/kernel-tree export
+
+## check-apply     apply patches/ onto a fresh checkout of the pristine base
+check-apply:
+	$(Q)$(ROOT)/scripts/kernel-tree check-apply
+
+## checkpatch      scripts/checkpatch.pl --strict on every patch
+checkpatch:
+	$(Q)$(ROOT)/tests/host/checkpatch
+
+# Pattern rules shared by the userspace, library and test builds.
+$(BUILD)/%.bpf.o: $(ROOT)/%.bpf.c $(VMLINUX_H) $(wildcard $(ROOT)/userspace/include/*.h)
+	@mkdir -p $(@D)
+	@echo "  BPF     $*.bpf.o"
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	@echo "  SKEL    $*.skel.h"
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$(notdir $*)) > $@.tmp && mv $@.tmp $@
+
+# Keep generated BPF objects and skeletons (they are intermediates).
+.SECONDARY:
+
+$(VMLINUX_H):
+	@echo "$(VMLINUX_H) missing: run 'make kernel' first" >&2; exit 1
+
+include $(ROOT)/tests/build.mk
+
+userspace:
+
+## test            build everything, run host tests and the in-guest suite
+test: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(ROOT)/tests/run
+
+test-host:
+	$(Q)$(ROOT)/tests/run --host-only
+
+test-guest:
+	$(Q)$(ROOT)/tests/run --guest-only
+
+## demo            build, boot the kernel and run the demo
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(ROOT)/kvm/run -- $(ROOT)/userspace/demo
+
+## vm              interactive shell in the guest (poweroff to leave)
+vm:
+	$(Q)$(ROOT)/kvm/run --shell
+
+## clean           remove userspace and test builds (keep the kernel)
+clean:
+	rm -rf $(BUILD)/userspace $(BUILD)/libbpf-ext $(BUILD)/tests $(BUILD)/vm \
+		$(BUILD)/vm-results $(BUILD)/test-results
+
+## distclean       remove build/ entirely (kernel tree included)
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# tap.sh: run a list of tests and print TAP (one line per test, then a
+# closing "N passed, N failed" line).  A list file has one test a line,
+# "name  command...", evaluated by bash; '#' starts a comment.  A test passes
+# when its command exits 0.  Its output is shown, as TAP diagnostics, when
+# it fails or when $V is set.  Results are appended to $TAP_OUT if set.
+#
+#   tap_run_list LIST [FILTER]     FILTER: extended regex on test names
+
+tap_run_list() {
+	local list=$1 filter=${2:-} name cmd n=0 pass=0 failed=0 names=() cmds=()
+	local t0 dt rc out tmo=${KVIEW_TEST_TIMEOUT:-600}
+
+	while IFS= read -r line; do
+		line=${line%%#*}
+		[[ $line =~ ^[[:space:]]*$ ]] && continue
+		read -r name cmd <<<"$line"
+		[ -z "$filter" ] || [[ $name =~ $filter ]] || continue
+		names+=("$name")
+		cmds+=("$cmd")
+	done <"$list"
+
+	_tap "TAP version 13"
+	_tap "1..${#names[@]}"
+	out=$(mktemp)
+	for ((n = 0; n < ${#names[@]}; n++)); do
+		name=${names[n]} cmd=${cmds[n]}
+		t0=$(date +%s.%N)
+		if [ -n "${V:-}" ]; then
+			echo "# --- $name: $cmd"
+			timeout -k 10 "$tmo" bash -c "$cmd" 2>&1 | tee "$out" | sed -u 's/^/#   /'
+			rc=${PIPESTATUS[0]}
+		else
+			timeout -k 10 "$tmo" bash -c "$cmd" >"$out" 2>&1
+			rc=$?
+		fi
+		dt=$(echo "$(date +%s.%N) - $t0" | bc)
+		if [ $rc = 0 ]; then
+			pass=$((pass + 1))
+			_tap "$(printf 'ok %d - %s # %.1fs' $((n + 1)) "$name" "$dt")"
+		else
+			failed=$((failed + 1))
+			[ -n "${V:-}" ] || sed 's/^/#   /' "$out" | tail -n 40
+			[ $rc = 124 ] && echo "#   (timed out after ${tmo}s)"
+			_tap "$(printf 'not ok %d - %s # exit %d, %.1fs' $((n + 1)) "$name" $rc "$dt")"
+		fi
+	done
+	rm -f "$out"
+	_tap "# $pass passed, $failed failed"
+	[ $failed = 0 ]
+}
+
+_tap() {
+	printf '%s\n' "$1"
+	[ -z "${TAP_OUT:-}" ] || printf '%s\n' "$1" >>"$TAP_OUT"
+}
