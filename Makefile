@@ -22,16 +22,15 @@ BPFTOOL ?= bpftool
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE
 LDLIBS_BPF := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
-	-I$(INCDIR) -I$(ROOT)/userspace/include
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -I$(INCDIR)
 
 Q := $(if $(V),,@)
 
-.PHONY: all help deps kernel userspace tests test test-host test-guest demo vm \
-	kernel-config kernel-reset kernel-status export-patches check-apply \
+.PHONY: all help deps kernel libbpf-ext userspace tests test test-host test-guest demo vm install \
+	kernel-config kernel-reset kernel-status export-patches check-apply check-series \
 	checkpatch clean distclean
 
-all: kernel userspace tests
+all: kernel libbpf-ext userspace tests
 
 help:
 	@sed -n 's/^## \{0,1\}//p' $(MAKEFILE_LIST)
@@ -65,12 +64,16 @@ export-patches:
 check-apply:
 	$(Q)$(ROOT)/scripts/kernel-tree check-apply
 
+## check-series    build every patch of the series on its own (slow)
+check-series:
+	$(Q)$(ROOT)/scripts/kernel-tree check-series
+
 ## checkpatch      scripts/checkpatch.pl --strict on every patch
 checkpatch:
 	$(Q)$(ROOT)/tests/host/checkpatch
 
 # Pattern rules shared by the userspace, library and test builds.
-$(BUILD)/%.bpf.o: $(ROOT)/%.bpf.c $(VMLINUX_H) $(wildcard $(ROOT)/userspace/include/*.h)
+$(BUILD)/%.bpf.o: $(ROOT)/%.bpf.c $(VMLINUX_H)
 	@mkdir -p $(@D)
 	@echo "  BPF     $*.bpf.o"
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -85,9 +88,17 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 $(VMLINUX_H):
 	@echo "$(VMLINUX_H) missing: run 'make kernel' first" >&2; exit 1
 
-include $(ROOT)/tests/build.mk
+# The kernel's UAPI header for kview, from the generated tree.
+$(INCDIR)/linux/kview.h: $(BUILD)/linux/include/uapi/linux/kview.h
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
 
-userspace:
+$(BUILD)/linux/include/uapi/linux/kview.h:
+	@echo "$@ missing: run 'make kernel' first" >&2; exit 1
+
+include $(ROOT)/libbpf-ext/build.mk
+include $(ROOT)/userspace/build.mk
+include $(ROOT)/tests/build.mk
 
 ## test            build everything, run host tests and the in-guest suite
 test: deps

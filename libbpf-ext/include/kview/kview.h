@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * libkview: attach libbpf programs to one process's kernel view.
+ *
+ * A kernel view gives a set of processes a private view of the kernel text;
+ * tracing hooks (kprobes) attached in a view are written into that view's
+ * copy of the text only, so every other process runs the kernel exactly as
+ * if nothing were attached.  This library drives the kernel's /dev/kview
+ * interface (<linux/kview.h>) on top of libbpf:
+ *
+ *	LIBBPF_OPTS(kview_opts, opts, .follow_fork = true);
+ *	struct kview *kv = kview__create(pid, &opts);
+ *	struct kview_links *links = kview__attach_object(kv, obj);
+ *	...
+ *	kview_links__destroy(links);
+ *	kview__destroy(kv);
+ *
+ * Attaching enters the view's attach scope around libbpf's ordinary
+ * bpf_program__attach() (which opens kprobe perf events and BPF links), so
+ * that the kernel scopes what libbpf creates to the view.  The scope is per
+ * thread: other threads of the caller are not affected.
+ *
+ * Conventions follow libbpf's: functions that return a pointer return NULL
+ * and set errno on error; functions that return int return 0 or a negative
+ * errno (and set errno).  Option structs carry their size in ->sz and are
+ * declared with LIBBPF_OPTS() from <bpf/libbpf_common.h>.
+ */
+#ifndef KVIEW_LIBKVIEW_H
+#define KVIEW_LIBKVIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/kview.h>
+#include <bpf/libbpf.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KVIEW_DEVICE "/dev/kview"
+
+struct kview;
+struct kview_links;
+
+struct kview_opts {
+	/* size of this struct, for forward/backward compatibility */
+	size_t sz;
+	/* children of the view's processes join it (default: they do not) */
+	bool follow_fork;
+	/* a process of the view stays in it across exec (default: it leaves) */
+	bool follow_exec;
+	size_t :0;
+};
+#define kview_opts__last_field follow_exec
+
+/*
+ * Create a kernel view with process @pid in it (0: no process yet).
+ * Needs CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON) and ptrace rights over
+ * @pid.  errno: ESRCH (no such process, or exiting), EOPNOTSUPP (a kernel
+ * thread), EPERM, EBUSY (already in a view), ENOSPC (too many views),
+ * ENOENT/ENODEV (the kernel has no kernel views), EINVAL (bad options).
+ */
+struct kview *kview__create(pid_t pid, const struct kview_opts *opts);
+
+/* Put process @pid in the view too (same rules and errors as create). */
+int kview__add_pid(struct kview *kv, pid_t pid);
+
+/*
+ * Close the handle.  The view itself lives on while programs attached in
+ * it (their links) or a thread in its attach scope hold it.
+ */
+void kview__destroy(struct kview *kv);
+
+/* The view's file descriptor (owned by the handle). */
+int kview__fd(const struct kview *kv);
+
+/* Counters of the view: members, attachments, copied pages, bytes. */
+int kview__info(struct kview *kv, struct kview_info *info);
+
+/*
+ * Read @len (<= KVIEW_TEXT_MAX) bytes of kernel text at @addr as the
+ * view's processes execute them (@view_buf) and as every other process
+ * does (@global_buf).  Needs CAP_SYS_ADMIN.
+ */
+int kview__read_text(struct kview *kv, unsigned long addr, void *view_buf,
+		     void *global_buf, size_t len);
+
+/*
+ * The calling thread enters (leaves) the view's attach scope: the kprobe
+ * perf events it opens are scoped to the view, and what the view cannot
+ * scope is refused with EOPNOTSUPP rather than attached globally.
+ */
+int kview__enter_scope(struct kview *kv);
+int kview__leave_scope(struct kview *kv);
+
+/*
+ * Can the hook of @prog (its SEC()) be scoped to a view?  Returns 0, or
+ * -EOPNOTSUPP and sets *@why (if non-NULL) to a static one-line reason.
+ */
+int kview_program__scopable(const struct bpf_program *prog, const char **why);
+
+/* Attach @prog by its SEC() inside the view (see bpf_program__attach()). */
+struct bpf_link *kview__attach_program(struct kview *kv,
+				       struct bpf_program *prog);
+
+/*
+ * Attach every program of the loaded @obj inside the view, all or nothing:
+ * if one cannot be scoped or attached, the ones attached so far are
+ * detached and NULL is returned; kview_last_failed_program() names the
+ * program that failed.  Programs marked not to autoload are skipped.
+ * With @kv NULL, the programs are attached globally (for every process),
+ * all or nothing too: for comparisons with the view.
+ */
+struct kview_links *kview__attach_object(struct kview *kv,
+					 struct bpf_object *obj);
+const struct bpf_program *kview_last_failed_program(void);
+
+size_t kview_links__count(const struct kview_links *links);
+struct bpf_link *kview_links__link(const struct kview_links *links, size_t i);
+struct bpf_program *kview_links__program(const struct kview_links *links,
+					 size_t i);
+/* Detach every program (destroy the links) and free @links. */
+void kview_links__destroy(struct kview_links *links);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KVIEW_LIBKVIEW_H */

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libkview: attach libbpf programs to one process's kernel view.
+ * See include/kview/kview.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "kview/kview.h"
+
+struct kview {
+	int fd;
+};
+
+struct kview_links {
+	size_t nr;
+	struct bpf_link **links;
+	struct bpf_program **progs;
+};
+
+static __thread const struct bpf_program *last_failed;
+
+static int fail(int err)
+{
+	errno = err;
+	return -err;
+}
+
+/* The struct is @sz bytes but we know @known: the rest must be zero. */
+static bool opts_valid(const void *opts, size_t sz, size_t known)
+{
+	const char *p = opts;
+	size_t i;
+
+	for (i = known; i < sz; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+#define OPTS_HAS(opts, field) \
+	((opts) && (opts)->sz >= offsetof(typeof(*(opts)), field) + sizeof((opts)->field))
+#define OPTS_GET(opts, field, def) (OPTS_HAS(opts, field) ? (opts)->field : (def))
+
+struct kview *kview__create(pid_t pid, const struct kview_opts *opts)
+{
+	struct kview_create attr;
+	struct kview *kv;
+	int dev, fd;
+
+	if (pid < 0 || (opts && !opts_valid(opts, opts->sz,
+			offsetof(struct kview_opts, kview_opts__last_field) +
+			sizeof(opts->kview_opts__last_field)))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.pid = pid;
+	if (OPTS_GET(opts, follow_fork, false))
+		attr.flags |= KVIEW_F_FOLLOW_FORK;
+	if (OPTS_GET(opts, follow_exec, false))
+		attr.flags |= KVIEW_F_FOLLOW_EXEC;
+
+	kv = calloc(1, sizeof(*kv));
+	if (!kv)
+		return NULL;
+	dev = open(KVIEW_DEVICE, O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		goto err;
+	fd = ioctl(dev, KVIEW_IOC_CREATE, &attr);
+	close(dev);
+	if (fd < 0)
+		goto err;
+	kv->fd = fd;
+	return kv;
+err:
+	fd = errno;
+	free(kv);
+	errno = fd;
+	return NULL;
+}
+
+int kview__add_pid(struct kview *kv, pid_t pid)
+{
+	__u32 p = pid;
+
+	if (pid <= 0)
+		return fail(ESRCH);
+	return ioctl(kv->fd, KVIEW_IOC_ADD_PID, &p) ? -errno : 0;
+}
+
+void kview__destroy(struct kview *kv)
+{
+	if (!kv)
+		return;
+	close(kv->fd);
+	free(kv);
+}
+
+int kview__fd(const struct kview *kv)
+{
+	return kv->fd;
+}
+
+int kview__info(struct kview *kv, struct kview_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return ioctl(kv->fd, KVIEW_IOC_INFO, info) ? -errno : 0;
+}
+
+int kview__read_text(struct kview *kv, unsigned long addr, void *view_buf,
+		     void *global_buf, size_t len)
+{
+	struct kview_text t;
+
+	memset(&t, 0, sizeof(t));
+	t.addr = addr;
+	t.view_buf = (uintptr_t)view_buf;
+	t.global_buf = (uintptr_t)global_buf;
+	t.len = len;
+	return ioctl(kv->fd, KVIEW_IOC_READ_TEXT, &t) ? -errno : 0;
+}
+
+int kview__enter_scope(struct kview *kv)
+{
+	return ioctl(kv->fd, KVIEW_IOC_SCOPE_ENTER) ? -errno : 0;
+}
+
+int kview__leave_scope(struct kview *kv)
+{
+	return ioctl(kv->fd, KVIEW_IOC_SCOPE_LEAVE) ? -errno : 0;
+}
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* Section prefixes, longest first where one is a prefix of another. */
+static const struct {
+	const char *prefix;
+	const char *why;	/* NULL: scopable */
+} sections[] = {
+	{ "kprobe.multi", "kprobe.multi (fprobe) arms ftrace in the global text" },
+	{ "kretprobe.multi", "kretprobe.multi (fprobe) arms ftrace in the global text" },
+	{ "kprobe/", NULL },
+	{ "kretprobe/", NULL },
+	{ "ksyscall/", NULL },
+	{ "kretsyscall/", NULL },
+	{ "tracepoint/", "tracepoints cannot be scoped to a view yet" },
+	{ "tp/", "tracepoints cannot be scoped to a view yet" },
+	{ "raw_tracepoint", "raw tracepoints cannot be scoped to a view yet" },
+	{ "raw_tp", "raw tracepoints cannot be scoped to a view yet" },
+	{ "tp_btf/", "BTF tracepoints cannot be scoped to a view yet" },
+	{ "fentry", "BPF trampolines (fentry/fexit) patch the global text" },
+	{ "fexit", "BPF trampolines (fentry/fexit) patch the global text" },
+	{ "fmod_ret", "BPF trampolines (fmod_ret) patch the global text" },
+	{ "lsm", "LSM programs hook every process, not kernel text" },
+	{ "uprobe", "uprobes patch a file's text, shared by every process mapping it" },
+	{ "uretprobe", "uprobes patch a file's text, shared by every process mapping it" },
+	{ "usdt", "USDT probes are uprobes: they patch a file's shared text" },
+	{ "perf_event", "perf_event programs sample CPUs, not kernel text" },
+};
+
+int kview_program__scopable(const struct bpf_program *prog, const char **why)
+{
+	const char *sec = bpf_program__section_name(prog);
+	size_t i;
+
+	for (i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		if (!has_prefix(sec, sections[i].prefix))
+			continue;
+		if (!sections[i].why)
+			return 0;
+		if (why)
+			*why = sections[i].why;
+		return fail(EOPNOTSUPP);
+	}
+	if (why)
+		*why = "not a kernel text hook kview can scope (kprobe/, kretprobe/)";
+	return fail(EOPNOTSUPP);
+}
+
+struct bpf_link *kview__attach_program(struct kview *kv,
+				       struct bpf_program *prog)
+{
+	struct bpf_link *link;
+	int err;
+
+	err = kview_program__scopable(prog, NULL);
+	if (err)
+		return NULL;
+	err = kview__enter_scope(kv);
+	if (err)
+		return NULL;
+	link = bpf_program__attach(prog);
+	err = link ? 0 : errno;
+	kview__leave_scope(kv);
+	if (!link)
+		errno = err;
+	return link;
+}
+
+const struct bpf_program *kview_last_failed_program(void)
+{
+	return last_failed;
+}
+
+struct kview_links *kview__attach_object(struct kview *kv,
+					 struct bpf_object *obj)
+{
+	struct kview_links *links;
+	struct bpf_program *prog;
+	size_t n = 0;
+	int err = 0;
+
+	last_failed = NULL;
+	links = calloc(1, sizeof(*links));
+	if (!links)
+		return NULL;
+	bpf_object__for_each_program(prog, obj)
+		n++;
+	links->links = calloc(n ? n : 1, sizeof(*links->links));
+	links->progs = calloc(n ? n : 1, sizeof(*links->progs));
+	if (!links->links || !links->progs) {
+		err = ENOMEM;
+		goto fail;
+	}
+	/* Check every section before attaching anything. */
+	bpf_object__for_each_program(prog, obj) {
+		if (!kv || !bpf_program__autoload(prog))
+			continue;
+		if (kview_program__scopable(prog, NULL)) {
+			last_failed = prog;
+			err = EOPNOTSUPP;
+			goto fail;
+		}
+	}
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_link *link;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		link = kv ? kview__attach_program(kv, prog) :
+			    bpf_program__attach(prog);
+		if (!link) {
+			err = errno;
+			last_failed = prog;
+			goto fail;
+		}
+		links->links[links->nr] = link;
+		links->progs[links->nr] = prog;
+		links->nr++;
+	}
+	return links;
+fail:
+	kview_links__destroy(links);
+	errno = err;
+	return NULL;
+}
+
+size_t kview_links__count(const struct kview_links *links)
+{
+	return links->nr;
+}
+
+struct bpf_link *kview_links__link(const struct kview_links *links, size_t i)
+{
+	return i < links->nr ? links->links[i] : NULL;
+}
+
+struct bpf_program *kview_links__program(const struct kview_links *links,
+					 size_t i)
+{
+	return i < links->nr ? links->progs[i] : NULL;
+}
+
+void kview_links__destroy(struct kview_links *links)
+{
+	size_t i;
+
+	if (!links)
+		return;
+	for (i = 0; i < links->nr; i++)
+		bpf_link__destroy(links->links[i]);
+	free(links->links);
+	free(links->progs);
+	free(links);
+}

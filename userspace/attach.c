@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kview attach: load a BPF object and attach every program in one
+ * process's kernel view, all or nothing; run until Ctrl-C/SIGTERM, the
+ * duration or the process's exit; print the maps; detach.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <kview/kview.h>
+
+#include "kview-cli.h"
+
+#ifndef EM_BPF
+#define EM_BPF 247
+#endif
+
+static const char attach_usage[] =
+"Usage: kview attach --pid N [options] prog.o\n"
+"\n"
+"Load prog.o (a BPF ELF object, e.g. built with clang -target bpf) with\n"
+"libbpf and attach every program by its SEC() in the kernel view of process\n"
+"N: kprobe/FUNC[+OFFSET], kretprobe/FUNC, ksyscall/NAME, kretsyscall/NAME.\n"
+"Only N (and its threads) runs the probes; every other process runs the\n"
+"kernel as if nothing were attached.  Runs until Ctrl-C or SIGTERM, the\n"
+"duration, or N's exit; then prints the object's maps on stdout, detaches\n"
+"and exits 0.  All or nothing: if one program cannot be attached, none\n"
+"stays attached and kview exits 1.\n"
+"\n"
+"Options:\n"
+"  -p, --pid N         the process to trace (required)\n"
+"  -m, --mode MODE     kview (default): in N's kernel view; global: attach\n"
+"                      for every process, as without kview (for comparison)\n"
+"  -f, --follow-fork   also trace N's children forked after the attach\n"
+"  -e, --follow-exec   keep tracing N (and children) across exec\n"
+"  -d, --duration S    detach after S seconds\n"
+"  -q, --quiet         print only the maps\n"
+"  -h, --help          this help\n"
+"\n"
+"Needs CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON) and ptrace rights over N.\n";
+
+static long parse_number(const char *what, const char *s, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > max)
+		die("%s wants a positive number, got '%s'", what, s);
+	return v;
+}
+
+/* A clear error for anything that is not a BPF ELF object. */
+static void check_object_file(const char *path)
+{
+	unsigned char hdr[20];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+		die("%s: is a directory, not a BPF ELF object", path);
+	n = read(fd, hdr, sizeof(hdr));
+	close(fd);
+	if (n < (ssize_t)sizeof(hdr) || memcmp(hdr, "\177ELF", 4))
+		die("%s: not a BPF ELF object (no ELF header)", path);
+	if ((hdr[18] | hdr[19] << 8) != EM_BPF)
+		die("%s: not a BPF ELF object (ELF for machine %u, not BPF)", path,
+		    hdr[18] | hdr[19] << 8);
+}
+
+static const char *create_error(int err, pid_t pid)
+{
+	static char buf[160];
+
+	switch (err) {
+	case ESRCH:
+		snprintf(buf, sizeof(buf), "no process with pid %d (or it is exiting)", pid);
+		break;
+	case EOPNOTSUPP:
+		snprintf(buf, sizeof(buf), "pid %d is a kernel thread: only user processes have a kernel view", pid);
+		break;
+	case EPERM:
+	case EACCES:
+		snprintf(buf, sizeof(buf), "permission denied: need CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON) and ptrace rights over pid %d", pid);
+		break;
+	case EBUSY:
+		snprintf(buf, sizeof(buf), "pid %d is already in a kernel view", pid);
+		break;
+	case ENOSPC:
+		snprintf(buf, sizeof(buf), "too many kernel views (at most %d)", KVIEW_MAX_VIEWS);
+		break;
+	case ENOENT:
+	case ENODEV:
+	case ENXIO:
+		snprintf(buf, sizeof(buf), "this kernel has no kernel views (%s: %s)",
+			 KVIEW_DEVICE, strerror(err));
+		break;
+	default:
+		snprintf(buf, sizeof(buf), "cannot create a kernel view on pid %d: %s", pid, strerror(err));
+	}
+	return buf;
+}
+
+/* The verifier log of a failed load, from libbpf's messages: its last lines. */
+static void print_load_failure(const char *path, int err)
+{
+	const char *log = libbpf_captured(), *begin, *end, *p, *name, *q;
+	char prog[128] = "?";
+	int lines = 0, skip;
+
+	name = strstr(log, "prog '");
+	if (name) {
+		name += 6;
+		q = strchr(name, '\'');
+		if (q && (size_t)(q - name) < sizeof(prog))
+			snprintf(prog, sizeof(prog), "%.*s", (int)(q - name), name);
+	}
+	begin = strstr(log, "-- BEGIN PROG LOAD LOG --");
+	end = begin ? strstr(begin, "-- END PROG LOAD LOG --") : NULL;
+	if (!begin || !end) {
+		note("%s: cannot load program '%s': %s", path, prog, strerror(err));
+		return;
+	}
+	begin = strchr(begin, '\n') + 1;
+	note("%s: the verifier rejected program '%s' (%s); end of its log:",
+	     path, prog, strerror(err));
+	for (p = begin; p < end; p++)
+		lines += *p == '\n';
+	skip = lines > 12 ? lines - 12 : 0;
+	for (p = begin; p < end && skip; p++)
+		skip -= *p == '\n';
+	while (p < end) {
+		q = memchr(p, '\n', end - p);
+		if (!q)
+			q = end;
+		fprintf(stderr, "  | %.*s\n", (int)(q - p), p);
+		p = q + 1;
+	}
+}
+
+/* Attach every program for everybody, all or nothing (--mode global). */
+static struct kview_links *attach_global(struct bpf_object *obj)
+{
+	/* A view-less kview_links: attach_object with no scope. */
+	return kview__attach_object(NULL, obj);
+}
+
+static int pidfd_open_compat(pid_t pid)
+{
+	return syscall(SYS_pidfd_open, pid, 0);
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "follow-fork", no_argument, NULL, 'f' },
+		{ "follow-exec", no_argument, NULL, 'e' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	LIBBPF_OPTS(kview_opts, opts);
+	const char *path, *why = NULL, *stop_reason = "?";
+	struct kview_links *links;
+	struct bpf_program *prog;
+	struct kview_info info;
+	struct pollfd pfd[3];
+	struct bpf_object *obj;
+	long duration = 0;
+	bool quiet = false, global = false;
+	struct kview *kv = NULL;
+	sigset_t sigs;
+	pid_t pid = 0;
+	int c, err, sfd, pidfd, tfd = -1, nfds;
+	size_t i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:m:fed:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			pid = parse_number("--pid", optarg, INT_MAX);
+			break;
+		case 'm':
+			if (!strcmp(optarg, "global"))
+				global = true;
+			else if (strcmp(optarg, "kview"))
+				die("--mode wants kview or global, got '%s'", optarg);
+			break;
+		case 'f':
+			opts.follow_fork = true;
+			break;
+		case 'e':
+			opts.follow_exec = true;
+			break;
+		case 'd':
+			duration = parse_number("--duration", optarg, 100000000);
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			fputs(attach_usage, stdout);
+			return 0;
+		default:
+			die("bad arguments (see kview attach --help)");
+		}
+	}
+	if (!pid)
+		die("attach needs --pid N (see kview attach --help)");
+	if (optind != argc - 1)
+		die("attach needs exactly one BPF object file (see kview attach --help)");
+	path = argv[optind];
+
+	check_object_file(path);
+	obj = bpf_object__open_file(path, NULL);
+	if (!obj)
+		die("%s: cannot open as a BPF object: %s", path, strerror(errno));
+	bpf_object__for_each_program(prog, obj) {
+		if (!global && bpf_program__autoload(prog) &&
+		    kview_program__scopable(prog, &why))
+			die("%s: program '%s' (SEC(\"%s\")) cannot be scoped to a process: %s",
+			    path, bpf_program__name(prog),
+			    bpf_program__section_name(prog), why);
+	}
+
+	if (global) {
+		if (kill(pid, 0) && errno == ESRCH)
+			die("%s", create_error(ESRCH, pid));
+	} else {
+		kv = kview__create(pid, &opts);
+		if (!kv)
+			die("%s", create_error(errno, pid));
+	}
+
+	libbpf_capture_reset();
+	err = bpf_object__load(obj);
+	if (err) {
+		print_load_failure(path, -err);
+		kview__destroy(kv);
+		bpf_object__close(obj);
+		return 1;
+	}
+
+	links = global ? attach_global(obj) : kview__attach_object(kv, obj);
+	if (!links) {
+		const struct bpf_program *bad = kview_last_failed_program();
+
+		err = errno;
+		kview__destroy(kv);
+		note("cannot attach program '%s' (SEC(\"%s\"))%s: %s%s",
+		     bad ? bpf_program__name(bad) : "?",
+		     bad ? bpf_program__section_name(bad) : "?",
+		     global ? "" : " in the kernel view", strerror(err),
+		     err == EOPNOTSUPP && !global ?
+		     " (kernel views scope core kernel text only, not modules)" : "");
+		bpf_object__close(obj);
+		return 1;
+	}
+
+	if (!quiet && global) {
+		note("attached %zu program(s) globally (every process runs them)",
+		     kview_links__count(links));
+		for (i = 0; i < kview_links__count(links); i++) {
+			prog = kview_links__program(links, i);
+			fprintf(stderr, "  %-32s %s\n",
+				bpf_program__section_name(prog),
+				bpf_program__name(prog));
+		}
+	} else if (!quiet) {
+		kview__info(kv, &info);
+		note("attached %zu program(s) in the kernel view of pid %d (view %u)",
+		     kview_links__count(links), pid, info.id);
+		for (i = 0; i < kview_links__count(links); i++) {
+			prog = kview_links__program(links, i);
+			fprintf(stderr, "  %-32s %s\n",
+				bpf_program__section_name(prog),
+				bpf_program__name(prog));
+		}
+		note("view memory: %u probe site(s), %u text page(s) copied, %u page-table page(s), %llu KiB",
+		     info.nr_patches, info.nr_pages, info.nr_pt_pages,
+		     (unsigned long long)info.bytes / 1024);
+	}
+
+	/* Wait for Ctrl-C/SIGTERM, the duration, or the target's exit. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	if (sfd < 0)
+		die("signalfd: %s", strerror(errno));
+	/* A target that is gone already reads as exited. */
+	pidfd = pidfd_open_compat(pid);
+	if (pidfd < 0 && errno != ESRCH)
+		die("cannot wait for pid %d: %s", pid, strerror(errno));
+	pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = pidfd < 0 ? eventfd(1, EFD_CLOEXEC) : pidfd,
+				  .events = POLLIN };
+	nfds = 2;
+	if (duration) {
+		struct itimerspec its = { .it_value = { .tv_sec = duration } };
+
+		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		if (tfd < 0 || timerfd_settime(tfd, 0, &its, NULL))
+			die("cannot set the duration: %s", strerror(errno));
+		pfd[2] = (struct pollfd){ .fd = tfd, .events = POLLIN };
+		nfds = 3;
+	}
+	if (!quiet)
+		note("tracing until Ctrl-C%s or pid %d exits",
+		     duration ? ", the duration" : "", pid);
+	while (poll(pfd, nfds, -1) < 0) {
+		if (errno != EINTR)
+			die("poll: %s", strerror(errno));
+	}
+	if (pfd[0].revents)
+		stop_reason = "interrupted";
+	else if (pfd[1].revents)
+		stop_reason = "the process exited";
+	else
+		stop_reason = "the duration is over";
+	if (!quiet)
+		note("%s: detaching", stop_reason);
+
+	dump_maps(stdout, obj);
+	fflush(stdout);
+	kview_links__destroy(links);
+	kview__destroy(kv);
+	bpf_object__close(obj);
+	close(pfd[1].fd);
+	close(sfd);
+	if (tfd >= 0)
+		close(tfd);
+	if (!quiet)
+		note("detached");
+	return 0;
+}

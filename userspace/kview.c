@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kview: attach eBPF programs to one process's kernel view.
+ *
+ *   kview attach --pid N [--follow-fork] [--follow-exec] [--duration S] prog.o
+ *   kview list [-j]
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kview-cli.h"
+
+bool verbose;
+
+static const char usage_text[] =
+"Usage: kview [-v] COMMAND [ARGS]\n"
+"\n"
+"Attach eBPF tracing programs to one process's kernel view: the probes are\n"
+"written into that process's private copy of the kernel text only, so no\n"
+"other process pays for them.\n"
+"\n"
+"Commands:\n"
+"  attach --pid N [options] prog.o   attach every program of prog.o in N's view\n"
+"  list [-j]                          show the kernel views (-j: JSON)\n"
+"\n"
+"Options:\n"
+"  -v, --verbose   show libbpf's messages\n"
+"  -h, --help      this help; 'kview COMMAND --help' for a command\n"
+"  -V, --version   print the version\n";
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kview: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kview: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* libbpf's messages go to a buffer (and stderr with -v). */
+static char *captured;
+static size_t captured_len;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list args)
+{
+	char line[4096];
+	char *grown;
+	int n;
+
+	n = vsnprintf(line, sizeof(line), fmt, args);
+	if (n < 0)
+		return 0;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	if (verbose && level != LIBBPF_DEBUG)
+		fputs(line, stderr);
+	grown = realloc(captured, captured_len + n + 1);
+	if (!grown)
+		return 0;
+	captured = grown;
+	memcpy(captured + captured_len, line, n + 1);
+	captured_len += n;
+	return 0;
+}
+
+void libbpf_capture_init(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+const char *libbpf_captured(void)
+{
+	return captured ? captured : "";
+}
+
+void libbpf_capture_reset(void)
+{
+	free(captured);
+	captured = NULL;
+	captured_len = 0;
+}
+
+void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			verbose = true;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_text, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
+			printf("kview %s (libbpf %s)\n", KVIEW_VERSION,
+			       libbpf_version_string());
+			return 0;
+		} else {
+			die("unknown option '%s' (see kview --help)", argv[i]);
+		}
+	}
+	if (i >= argc) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	libbpf_capture_init();
+	if (!strcmp(argv[i], "attach"))
+		return cmd_attach(argc - i, argv + i);
+	if (!strcmp(argv[i], "list"))
+		return cmd_list(argc - i, argv + i);
+	die("unknown command '%s' (see kview --help)", argv[i]);
+}

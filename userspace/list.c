@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kview list: the kernel views, their member processes and attachments,
+ * and the memory they use, from debugfs kview/views.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/kview.h>
+
+#include "kview-cli.h"
+
+#define VIEWS_FILE "/sys/kernel/debug/kview/views"
+
+static const char list_usage[] =
+"Usage: kview list [-j]\n"
+"\n"
+"Show every kernel view: its id and flags, the processes in it, the hooks\n"
+"attached in it (kind, symbol, address), and its memory: probe sites,\n"
+"copied text pages, page-table pages and bytes.  Reads " VIEWS_FILE "\n"
+"(debugfs, root only).\n"
+"\n"
+"Options:\n"
+"  -j, --json   JSON output\n"
+"  -h, --help   this help\n";
+
+struct member {
+	int pid;
+	char comm[64];
+};
+
+struct attachment {
+	char kind[16];
+	unsigned long long addr;
+	char symbol[128];
+};
+
+struct view {
+	unsigned int id, flags, members, attachments, patches, pages, pt_pages;
+	unsigned long long bytes;
+	struct member *m;
+	size_t nm;
+	struct attachment *a;
+	size_t na;
+};
+
+static void *grow(void *p, size_t n, size_t size)
+{
+	p = realloc(p, n * size);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+static size_t read_views(struct view **out)
+{
+	struct view *views = NULL, *v = NULL;
+	char line[512];
+	size_t n = 0;
+	FILE *f;
+
+	f = fopen(VIEWS_FILE, "r");
+	if (!f) {
+		if (errno == ENOENT)
+			die("%s: %s (is debugfs mounted, and the kernel built with CONFIG_KVIEW?)",
+			    VIEWS_FILE, strerror(errno));
+		die("%s: %s", VIEWS_FILE, strerror(errno));
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "view ", 5)) {
+			views = grow(views, n + 1, sizeof(*views));
+			v = &views[n++];
+			memset(v, 0, sizeof(*v));
+			if (sscanf(line, "view %u flags %x members %u attachments %u patches %u pages %u pt_pages %u bytes %llu",
+				   &v->id, &v->flags, &v->members, &v->attachments,
+				   &v->patches, &v->pages, &v->pt_pages, &v->bytes) != 8)
+				die("%s: unexpected line '%s'", VIEWS_FILE, line);
+		} else if (v && !strncmp(line, "\tpid ", 5)) {
+			struct member *m;
+			int used = 0;
+
+			v->m = grow(v->m, v->nm + 1, sizeof(*v->m));
+			m = &v->m[v->nm++];
+			if (sscanf(line, "\tpid %d %n", &m->pid, &used) != 1)
+				die("%s: unexpected line '%s'", VIEWS_FILE, line);
+			snprintf(m->comm, sizeof(m->comm), "%s", line + used);
+		} else if (v && !strncmp(line, "\tattach ", 8)) {
+			struct attachment *a;
+
+			v->a = grow(v->a, v->na + 1, sizeof(*v->a));
+			a = &v->a[v->na++];
+			if (sscanf(line, "\tattach %15s %llx %127s", a->kind,
+				   &a->addr, a->symbol) != 3)
+				die("%s: unexpected line '%s'", VIEWS_FILE, line);
+		}
+	}
+	fclose(f);
+	*out = views;
+	return n;
+}
+
+static const char *flags_str(unsigned int flags)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), "%s%s%s",
+		 flags & KVIEW_F_FOLLOW_FORK ? "follow-fork" : "",
+		 (flags & KVIEW_F_FOLLOW_FORK) && (flags & KVIEW_F_FOLLOW_EXEC) ? "," : "",
+		 flags & KVIEW_F_FOLLOW_EXEC ? "follow-exec" : "");
+	return buf[0] ? buf : "-";
+}
+
+static void print_json(struct view *views, size_t n)
+{
+	size_t i, j;
+
+	printf("[");
+	for (i = 0; i < n; i++) {
+		struct view *v = &views[i];
+
+		printf("%s{\"id\":%u,\"follow_fork\":%s,\"follow_exec\":%s,\"members\":[",
+		       i ? "," : "", v->id,
+		       v->flags & KVIEW_F_FOLLOW_FORK ? "true" : "false",
+		       v->flags & KVIEW_F_FOLLOW_EXEC ? "true" : "false");
+		for (j = 0; j < v->nm; j++) {
+			printf("%s{\"pid\":%d,\"comm\":", j ? "," : "", v->m[j].pid);
+			json_string(stdout, v->m[j].comm);
+			printf("}");
+		}
+		printf("],\"attachments\":[");
+		for (j = 0; j < v->na; j++) {
+			printf("%s{\"kind\":", j ? "," : "");
+			json_string(stdout, v->a[j].kind);
+			printf(",\"symbol\":");
+			json_string(stdout, v->a[j].symbol);
+			printf(",\"address\":\"0x%llx\"}", v->a[j].addr);
+		}
+		printf("],\"probe_sites\":%u,\"text_pages\":%u,\"page_table_pages\":%u,\"bytes\":%llu}",
+		       v->patches, v->pages, v->pt_pages, v->bytes);
+	}
+	printf("]\n");
+}
+
+static void print_table(struct view *views, size_t n)
+{
+	size_t i, j;
+
+	if (!n) {
+		printf("no kernel views\n");
+		return;
+	}
+	printf("%-5s %-23s %7s %7s %6s %6s %7s %9s\n", "VIEW", "FLAGS",
+	       "MEMBERS", "ATTACH", "SITES", "PAGES", "TABLES", "BYTES");
+	for (i = 0; i < n; i++) {
+		struct view *v = &views[i];
+
+		printf("%-5u %-23s %7u %7u %6u %6u %7u %9llu\n", v->id,
+		       flags_str(v->flags), v->members, v->attachments,
+		       v->patches, v->pages, v->pt_pages, v->bytes);
+		for (j = 0; j < v->nm; j++)
+			printf("      process %d (%s)\n", v->m[j].pid, v->m[j].comm);
+		for (j = 0; j < v->na; j++)
+			printf("      %s %s at 0x%llx\n", v->a[j].kind,
+			       v->a[j].symbol, v->a[j].addr);
+	}
+}
+
+int cmd_list(int argc, char **argv)
+{
+	struct view *views;
+	bool json = false;
+	size_t n, i;
+	int a;
+
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "-j") || !strcmp(argv[a], "--json"))
+			json = true;
+		else if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
+			fputs(list_usage, stdout);
+			return 0;
+		} else {
+			die("list: unknown argument '%s' (see kview list --help)", argv[a]);
+		}
+	}
+	n = read_views(&views);
+	if (json)
+		print_json(views, n);
+	else
+		print_table(views, n);
+	for (i = 0; i < n; i++) {
+		free(views[i].m);
+		free(views[i].a);
+	}
+	free(views);
+	return 0;
+}
