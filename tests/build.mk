@@ -4,17 +4,23 @@
 
 TEST_BPF_OUT := $(BUILD)/tests/bpf
 TEST_GUEST_OUT := $(BUILD)/tests/guest
-TEST_CFLAGS := $(CFLAGS) -I$(ROOT)/tests/lib -I$(TEST_BPF_OUT)
+TEST_CFLAGS := $(CFLAGS) -I$(ROOT)/tests/lib -I$(TEST_BPF_OUT) \
+	-I$(ROOT)/libbpf-ext/include -I$(INCDIR)
 
 # name of a guest test -> the skeletons it includes
-TEST_GUEST_PROGS := bpf-smoke
+TEST_GUEST_PROGS := bpf-smoke workload kview-isolation kview-lifecycle kview-errors
 skels_bpf-smoke := smoke
+skels_kview-isolation := count
+skels_kview-lifecycle := count
+skels_kview-errors := count
+# BPF objects the tests load by path
+TEST_BPF_OBJS := $(patsubst $(ROOT)/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard $(ROOT)/tests/bpf/*.bpf.c))
 
-tests: $(addprefix $(TEST_GUEST_OUT)/,$(TEST_GUEST_PROGS))
+tests: $(addprefix $(TEST_GUEST_OUT)/,$(TEST_GUEST_PROGS)) $(TEST_BPF_OBJS)
 
 .SECONDEXPANSION:
 $(TEST_GUEST_OUT)/%: $(ROOT)/tests/guest/%.c $$(addprefix $(TEST_BPF_OUT)/,$$(addsuffix .skel.h,$$(skels_$$*))) \
-		$(wildcard $(ROOT)/tests/lib/*.h)
+		$(wildcard $(ROOT)/tests/lib/*.h) $(LIBKVIEW_A) $(LIBKVIEW_HDRS)
 	@mkdir -p $(@D)
 	@echo "  CC      tests/guest/$*"
-	$(Q)$(CC) $(TEST_CFLAGS) $< -o $@ $(LDLIBS_BPF)
+	$(Q)$(CC) $(TEST_CFLAGS) $< -o $@ $(LIBKVIEW_A) $(LDLIBS_BPF) -lpthread

@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kview-cli.sh: the kview command line tool in the guest.  Bad input gets a
+# clear one-line error and exit 1, and nothing stays attached; a real attach
+# prints only the target's events, kview list shows it, and the target's
+# exit or SIGTERM ends it cleanly.
+set -u
+B=${KVIEW_BUILD:?}
+K=$B/userspace/kview
+OBJ=$B/userspace/examples/read_count.bpf.o
+W=$B/tests/guest/workload
+fails=0
+
+say() { echo "# $*"; }
+bad() { echo "# FAIL: $*"; fails=$((fails + 1)); }
+
+stats_clean() {
+	local s
+	s=$(tr '\n' ' ' </sys/kernel/debug/kview/stats)
+	case $s in
+	"views 0 members 0 patches 0 pages 0 pt_pages 0 ") ;;
+	*) bad "after '$1': kview left something behind: $s" ;;
+	esac
+}
+
+# expect_error "what" "message regex" kview-args...: exit 1, one line.
+expect_error() {
+	local what=$1 re=$2 out rc lines
+	shift 2
+	out=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	lines=$(printf '%s\n' "$out" | wc -l)
+	say "$what: exit $rc: $out"
+	[ $rc = 1 ] || bad "$what: exit $rc, expected 1"
+	[ "$lines" = 1 ] || bad "$what: $lines lines of error, expected 1"
+	[[ $out =~ ^kview:\ .*$re ]] || bad "$what: message does not match '$re'"
+	sleep 0.2
+	stats_clean "$what"
+}
+
+$W spin & T=$!
+$W spin & D=$!
+sleep 0.3
+
+"$K" --help >/dev/null && "$K" attach --help >/dev/null && "$K" list --help >/dev/null ||
+	bad "--help failed"
+expect_error "no such pid" "no process with pid 999999" "$K" attach --pid 999999 "$OBJ"
+expect_error "kernel thread" "pid 2 is a kernel thread" "$K" attach --pid 2 "$OBJ"
+expect_error "no privileges" "permission denied" \
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$K" attach --pid "$T" "$OBJ"
+expect_error "missing file" "/nonexistent.bpf.o: No such file or directory" \
+	"$K" attach --pid "$T" /nonexistent.bpf.o
+expect_error "not BPF (ELF)" "not a BPF ELF object \(ELF for machine 62" "$K" attach --pid "$T" /bin/true
+expect_error "not BPF (text)" "not a BPF ELF object \(no ELF header\)" "$K" attach --pid "$T" /etc/hostname
+expect_error "unscopable section" "SEC\(\"tracepoint/syscalls/sys_enter_getppid\"\)\) cannot be scoped to a process: tracepoints" \
+	"$K" attach --pid "$T" "$B/tests/bpf/smoke.bpf.o"
+expect_error "bad pid" "--pid wants a positive number, got 'x'" "$K" attach --pid x "$OBJ"
+expect_error "no pid" "attach needs --pid" "$K" attach "$OBJ"
+expect_error "two objects" "exactly one BPF object" "$K" attach --pid "$T" "$OBJ" "$OBJ"
+expect_error "bad mode" "--mode wants kview or global" "$K" attach --mode pre --pid "$T" "$OBJ"
+expect_error "unknown command" "unknown command 'frob'" "$K" frob
+
+# Verifier rejection: the error line, then the tail of the verifier log.
+out=$("$K" attach --pid "$T" "$B/tests/bpf/bad_verifier.bpf.o" 2>&1)
+rc=$?
+say "verifier: exit $rc"
+printf '%s\n' "$out" | sed 's/^/#   /'
+[ $rc = 1 ] || bad "verifier: exit $rc"
+[[ $(printf '%s\n' "$out" | head -1) =~ ^kview:\ .*the\ verifier\ rejected\ program\ \'unchecked_lookup\' ]] ||
+	bad "verifier: no one-line verdict first"
+printf '%s\n' "$out" | grep -q '^  | .*invalid mem access' || bad "verifier: no log tail"
+stats_clean verifier
+
+# A real attach: only the target's reads are counted; list shows it.
+"$K" attach --pid "$T" --duration 4 "$OBJ" >"$KVIEW_RESULTS/cli.out" 2>"$KVIEW_RESULTS/cli.err" &
+A=$!
+sleep 2
+list=$("$K" list)
+json=$("$K" list -j)
+say "kview list:"
+printf '%s\n' "$list" | sed 's/^/#   /'
+printf '%s\n' "$list" | grep -q "process $T (workload)" || bad "list does not show pid $T"
+printf '%s\n' "$list" | grep -q "kprobe ksys_read" || bad "list does not show the kprobe"
+python3 -c '
+import json, sys
+views = json.loads(sys.argv[1])
+assert len(views) == 1, views
+v = views[0]
+assert [m["pid"] for m in v["members"]] == [int(sys.argv[2])], v
+assert sorted(a["kind"] for a in v["attachments"]) == ["kprobe", "kretprobe"], v
+assert v["probe_sites"] == 1 and v["text_pages"] == 1, v
+' "$json" "$T" || bad "kview list -j: $json"
+wait $A
+rc=$?
+say "attach: exit $rc"
+sed 's/^/#   /' "$KVIEW_RESULTS/cli.err" "$KVIEW_RESULTS/cli.out"
+[ $rc = 0 ] || bad "attach exited $rc"
+grep -q "^  {pid=$T, comm=\"workload\"}: [1-9]" "$KVIEW_RESULTS/cli.out" || bad "no events of the target"
+grep -q "pid=$D," "$KVIEW_RESULTS/cli.out" && bad "events of the decoy"
+[ "$(grep -c '^  {pid=' "$KVIEW_RESULTS/cli.out")" = 1 ] || bad "events of other processes"
+stats_clean attach
+
+# The target's exit ends the attach (exit 0), and so does SIGTERM.
+"$W" reads 1000000 & E=$!
+"$K" attach -q --pid "$E" "$OBJ" >"$KVIEW_RESULTS/cli-exit.out" 2>&1
+rc=$?
+say "attach until the target exits: exit $rc"
+[ $rc = 0 ] || bad "attach until exit: exit $rc"
+grep -q "^  {pid=$E, comm=\"workload\"}: " "$KVIEW_RESULTS/cli-exit.out" || bad "no events before the exit"
+"$K" attach --pid "$T" "$OBJ" >"$KVIEW_RESULTS/cli-term.out" 2>&1 &
+A=$!
+sleep 1.5
+kill -TERM $A
+wait $A
+rc=$?
+say "attach then SIGTERM: exit $rc"
+[ $rc = 0 ] || bad "SIGTERM: exit $rc"
+grep -q "interrupted: detaching" "$KVIEW_RESULTS/cli-term.out" || bad "SIGTERM: no detach message"
+sleep 0.2
+stats_clean sigterm
+
+kill $T $D
+wait 2>/dev/null
+[ $fails = 0 ] || { echo "# $fails failure(s)"; exit 1; }

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kview-errors: bad input to the raw UAPI gets its documented errno, and
+ * leaves nothing half-attached behind.
+ *
+ *   targets     no such pid, zombie, kernel thread, busy, bad flags
+ *   privileges  no capabilities; CAP_BPF+CAP_PERFMON without ptrace
+ *               rights; CAP_BPF+CAP_PERFMON with them
+ *   scope       in a view's attach scope, hooks the view cannot scope are
+ *               refused (tracepoint, raw tracepoint, uprobe, a kprobe in
+ *               module text, a global kprobe perf event); none attaches
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kvtest.h"
+#include "count.skel.h"
+
+static int create(int dev, pid_t pid, unsigned int flags)
+{
+	struct kview_create c = { .pid = pid, .flags = flags };
+	int fd = ioctl(dev, KVIEW_IOC_CREATE, &c);
+
+	return fd >= 0 ? fd : -errno;
+}
+
+#define expect_errno(call, err)                                              \
+	do {                                                                 \
+		int __r = (call);                                            \
+		diag("%s -> %s", #call, __r >= 0 ? "ok" : strerror(-__r));   \
+		check(__r == -(err), "%s: got %d, expected -%s", #call, __r, \
+		      #err);                                                 \
+	} while (0)
+
+static void check_clean(void)
+{
+	struct kview_stats s = kview_stats_settled(0);
+
+	check_eq(s.views, 0);
+	check_eq(s.patches, 0);
+	check_eq(s.pages, 0);
+}
+
+static void test_targets(void)
+{
+	int dev = open("/dev/kview", O_RDWR), fd;
+	struct kview_create c;
+	pid_t zombie, live;
+	char *spin[] = { "sleep", "60", NULL };
+
+	check(dev >= 0, "/dev/kview: %s", strerror(errno));
+	expect_errno(create(dev, 999999, 0), ESRCH);
+	expect_errno(create(dev, 2, 0), EOPNOTSUPP);	/* kthreadd */
+	zombie = fork();
+	if (!zombie)
+		_exit(0);
+	usleep(100000);
+	expect_errno(create(dev, zombie, 0), ESRCH);
+	wait_exit(zombie);
+
+	live = spawn_stopped(spin);
+	resume(live);
+	expect_errno(create(dev, live, 0x80), EINVAL);
+	memset(&c, 0, sizeof(c));
+	c.pid = live;
+	c.reserved[1] = 1;
+	expect_errno(ioctl(dev, KVIEW_IOC_CREATE, &c) < 0 ? -errno : 0, EINVAL);
+	fd = create(dev, live, 0);
+	check(fd >= 0, "create on %d: %s", live, strerror(-fd));
+	expect_errno(create(dev, live, 0), EBUSY);
+	expect_errno(ioctl(fd, 0x1234) < 0 ? -errno : 0, ENOTTY);
+	close(fd);
+	kill(live, SIGKILL);
+	wait_exit(live);
+	close(dev);
+	check_clean();
+}
+
+static int capset_bpf_perfmon(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	data[1].effective = data[1].permitted =
+		(1U << (CAP_BPF - 32)) | (1U << (CAP_PERFMON - 32));
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/* In a child: become nobody, keeping @keep_caps (or none). */
+static int child_errno(int dev, pid_t target, bool keep_caps)
+{
+	pid_t pid = fork();
+	int st;
+
+	check(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		int r;
+
+		if (keep_caps)
+			prctl(PR_SET_KEEPCAPS, 1);
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(100);
+		if (keep_caps && capset_bpf_perfmon())
+			_exit(101);
+		r = create(dev, target ? target : getpid(), 0);
+		if (r >= 0)
+			_exit(0);
+		_exit(-r);
+	}
+	check(waitpid(pid, &st, 0) == pid && WIFEXITED(st), "child failed");
+	check(WEXITSTATUS(st) < 100, "child could not drop privileges (%d)",
+	      WEXITSTATUS(st));
+	return WEXITSTATUS(st) ? -WEXITSTATUS(st) : 0;
+}
+
+static void test_privileges(void)
+{
+	int dev = open("/dev/kview", O_RDWR);
+
+	check(dev >= 0, "/dev/kview: %s", strerror(errno));
+	/* nobody, no capabilities, the fd opened by root: EPERM. */
+	expect_errno(child_errno(dev, 0, false), EPERM);
+	/* CAP_BPF + CAP_PERFMON, but no ptrace rights over root's process. */
+	expect_errno(child_errno(dev, getpid(), true), EPERM);
+	/* CAP_BPF + CAP_PERFMON on its own process: allowed. */
+	expect_errno(child_errno(dev, 0, true), 0);
+	close(dev);
+	check_clean();
+}
+
+static unsigned long module_function(void)
+{
+	char line[512], sym[256], mod[256], t;
+	unsigned long addr;
+	FILE *f;
+
+	check(!system("modprobe -d \"$KVIEW_MODROOT\" trace-events-sample"),
+	      "cannot load trace-events-sample");
+	f = fopen("/proc/kallsyms", "r");
+	check(f, "kallsyms: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx %c %255s %255s", &addr, &t, sym, mod) == 4 &&
+		    (t == 't' || t == 'T') && !strcmp(mod, "[trace_events_sample]") &&
+		    strstr(sym, "thread")) {
+			fclose(f);
+			diag("module function %s %s at %#lx", sym, mod, addr);
+			return addr;
+		}
+	}
+	fclose(f);
+	fail("no function of trace_events_sample in kallsyms");
+}
+
+static void test_scope(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, kopts);
+	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .func_name = "main");
+	char *spin[] = { "sleep", "60", NULL };
+	struct count *skel = count__open_and_load();
+	struct kview_info info;
+	struct bpf_link *link;
+	struct kview *kv;
+	unsigned long mod;
+	pid_t t;
+
+	check(skel, "load count.bpf.o: %s", strerror(errno));
+	t = spawn_stopped(spin);
+	resume(t);
+	kv = kview__create(t, NULL);
+	check(kv, "kview__create: %s", strerror(errno));
+	mod = module_function();
+
+	check(!kview__enter_scope(kv), "enter scope: %s", strerror(errno));
+	link = bpf_program__attach(skel->progs.tp_enter);
+	expect_errno(link ? 0 : -errno, EOPNOTSUPP);
+	link = bpf_program__attach(skel->progs.rawtp_enter);
+	expect_errno(link ? 0 : -errno, EOPNOTSUPP);
+	link = bpf_program__attach_uprobe_opts(skel->progs.up_any, -1,
+					       "/proc/self/exe", 0, &uopts);
+	expect_errno(link ? 0 : -errno, EOPNOTSUPP);
+	kopts.offset = mod;
+	link = bpf_program__attach_kprobe_opts(skel->progs.kp_offset, "", &kopts);
+	expect_errno(link ? 0 : -errno, EOPNOTSUPP);
+	link = bpf_program__attach_kprobe_opts(skel->progs.kp_offset,
+					       "no_such_function_kview", NULL);
+	expect_errno(link ? 0 : -errno, ENOENT);
+	check(!kview__leave_scope(kv), "leave scope: %s", strerror(errno));
+
+	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check_eq(info.nr_attachments, 0);
+	check_eq(info.nr_patches, 0);
+	check_eq(info.nr_pages, 0);
+	check_eq(kview_stats().patches, 0);
+
+	kill(t, SIGKILL);
+	wait_exit(t);
+	kview__destroy(kv);
+	count__destroy(skel);
+	check_clean();
+	system("rmmod trace_events_sample");
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(mode, "targets"))
+		test_targets();
+	else if (!strcmp(mode, "privileges"))
+		test_privileges();
+	else if (!strcmp(mode, "scope"))
+		test_scope();
+	else {
+		fprintf(stderr, "usage: kview-errors targets|privileges|scope\n");
+		return 2;
+	}
+	return 0;
+}

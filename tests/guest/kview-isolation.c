@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kview-isolation: a program attached in one process's kernel view sees
+ * exactly what the in-eBPF filter (pid == N first thing in a globally
+ * attached program) sees for that process, and nothing from an identical
+ * decoy; the global text stays untouched while the view holds the probe.
+ *
+ * Target and decoy both run `dd if=/dev/zero of=/dev/null bs=1 count=N`,
+ * started stopped after exec so that both programs are attached before
+ * either reads and detached after both exited.  The in-eBPF program runs
+ * in the same run on the read syscall tracepoint (one read syscall is one
+ * ksys_read() call): on ksys_read itself, a global program would arm the
+ * kprobe globally and the view would have nothing of its own to hold.
+ *
+ *   kview-isolation entry      kprobe on ksys_read's ftrace site
+ *   kview-isolation offset     kprobe at ksys_read+5 (int3, single-step)
+ *   kview-isolation kretprobe  kretprobe on ksys_read
+ *   kview-isolation mixed      the entry kprobe in the view and, at once,
+ *                              globally without a filter: the global one
+ *                              sees everybody, the view one only the target
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kvtest.h"
+#include "count.skel.h"
+
+#define READS "20000"
+
+static struct count *load(const char *prog, unsigned int filter)
+{
+	struct count *skel = count__open();
+
+	check(skel, "open count.bpf.o: %s", strerror(errno));
+	skel->rodata->filter_tgid = filter;
+	only_program(skel->obj, prog);
+	check(!count__load(skel), "load count.bpf.o: %s", strerror(errno));
+	return skel;
+}
+
+int main(int argc, char **argv)
+{
+	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+		       "count=" READS, "status=none", NULL };
+	unsigned char gbefore[8], vbuf[8], gbuf[8];
+	struct count *in, *view, *global = NULL;
+	struct bpf_link *in_link, *view_link, *global_link = NULL;
+	const char *mode = argc > 1 ? argv[1] : "";
+	const char *prog, *in_prog;
+	unsigned long addr;
+	struct kview_info info;
+	struct kview_stats s;
+	unsigned int keys[16];
+	pid_t target, decoy;
+	struct kview *kv;
+	size_t nkeys;
+	unsigned long long want, got;
+	int off = 0;
+
+	if (!strcmp(mode, "entry") || !strcmp(mode, "mixed")) {
+		prog = "kp_entry";
+		in_prog = "tp_enter";
+	} else if (!strcmp(mode, "offset")) {
+		prog = "kp_offset";
+		in_prog = "tp_enter";
+		off = 5;
+	} else if (!strcmp(mode, "kretprobe")) {
+		prog = "krp_return";
+		in_prog = "tp_exit";
+	} else {
+		fprintf(stderr, "usage: kview-isolation entry|offset|kretprobe|mixed\n");
+		return 2;
+	}
+	addr = ksym("ksys_read") + off;
+
+	target = spawn_stopped(dd);
+	decoy = spawn_stopped(dd);
+
+	kv = kview__create(target, NULL);
+	check(kv, "kview__create(%d): %s", target, strerror(errno));
+	check(!kview__read_text(kv, addr, vbuf, gbefore, 1), "read text: %s",
+	      strerror(errno));
+
+	in = load(in_prog, target);
+	view = load(prog, 0);
+	in_link = bpf_program__attach(bpf_object__find_program_by_name(in->obj, in_prog));
+	check(in_link, "attach in-eBPF %s: %s", in_prog, strerror(errno));
+	view_link = kview__attach_program(kv, bpf_object__find_program_by_name(view->obj, prog));
+	check(view_link, "attach %s in the view: %s", prog, strerror(errno));
+	if (!strcmp(mode, "mixed")) {
+		global = load(prog, 0);
+		global_link = bpf_program__attach(
+			bpf_object__find_program_by_name(global->obj, prog));
+		check(global_link, "attach %s globally: %s", prog, strerror(errno));
+	}
+
+	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check(!kview__read_text(kv, addr, vbuf, gbuf, 1), "read text: %s",
+	      strerror(errno));
+	diag("%s at %#lx: view %02x, global %02x (before: %02x); view: %u site(s), %u page(s), %u table page(s)",
+	     prog, addr, vbuf[0], gbuf[0], gbefore[0], info.nr_patches,
+	     info.nr_pages, info.nr_pt_pages);
+	if (!global) {
+		check_eq(vbuf[0], 0xcc);
+		check_eq(gbuf[0], gbefore[0]);
+		check(gbuf[0] != 0xcc, "the global text holds an int3");
+		check_eq(info.nr_patches, 1);
+		check_eq(info.nr_pages, 1);
+	} else {
+		/* Armed globally (ftrace): the view holds no probe of its own. */
+		check_eq(info.nr_patches, 0);
+		check_eq(vbuf[0], gbuf[0]);
+	}
+	check_eq(info.nr_attachments, 1);
+
+	resume(target);
+	resume(decoy);
+	check_eq(wait_exit(target), 0);
+	check_eq(wait_exit(decoy), 0);
+
+	want = map_u32_count(bpf_map__fd(in->maps.counts), target);
+	got = map_u32_count(bpf_map__fd(view->maps.counts), target);
+	nkeys = map_u32_keys(bpf_map__fd(view->maps.counts), keys, 16);
+	diag("target %d: kview %llu, in-eBPF %llu; decoy %d: kview %llu; kview map keys %zu",
+	     target, got, want, decoy,
+	     map_u32_count(bpf_map__fd(view->maps.counts), decoy), nkeys);
+	check(want >= 20000, "in-eBPF saw only %llu events of %s reads", want, READS);
+	check_eq(got, want);
+	check_eq(nkeys, 1);
+	check_eq(keys[0], target);
+	if (global) {
+		unsigned long long gt, gd;
+
+		gt = map_u32_count(bpf_map__fd(global->maps.counts), target);
+		gd = map_u32_count(bpf_map__fd(global->maps.counts), decoy);
+		diag("global program: target %llu, decoy %llu", gt, gd);
+		check_eq(gt, want);
+		check(gd >= 20000, "the global program missed the decoy: %llu", gd);
+		bpf_link__destroy(global_link);
+		count__destroy(global);
+	}
+
+	bpf_link__destroy(view_link);
+	bpf_link__destroy(in_link);
+	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check_eq(info.nr_patches, 0);
+	check_eq(info.nr_pages, 0);
+	check_eq(info.nr_attachments, 0);
+	kview__destroy(kv);
+	count__destroy(view);
+	count__destroy(in);
+	s = kview_stats_settled(0);
+	check_eq(s.views, 0);
+	check_eq(s.pages, 0);
+	check_eq(s.pt_pages, 0);
+	return 0;
+}

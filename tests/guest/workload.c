@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * workload: deterministic syscall work for the view tests.  Every "marked"
+ * read is read(fd, buf, MARK_SIZE) on /dev/zero, a size nothing else uses,
+ * so a BPF program can count exactly these.
+ *
+ *   workload reads N            N marked reads
+ *   workload threads T N        T threads, N marked reads each
+ *   workload fork N             N marked reads, then fork: parent and child
+ *                               N more each (the child exits first)
+ *   workload exec N PROG ARG..  N marked reads, then exec PROG ARG..
+ *   workload spin               marked reads until killed
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MARK_SIZE 7
+
+static int zero_fd;
+
+static void reads(long n)
+{
+	char buf[MARK_SIZE];
+
+	while (n-- > 0)
+		if (read(zero_fd, buf, MARK_SIZE) != MARK_SIZE) {
+			perror("workload: read");
+			exit(1);
+		}
+}
+
+static void *thread_main(void *arg)
+{
+	reads((long)arg);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 2 ? atol(argv[argc > 3 && !strcmp(argv[1], "threads") ? 3 : 2]) : 0;
+	pthread_t tids[64];
+	long i, t;
+	pid_t child;
+
+	zero_fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	if (zero_fd < 0 || argc < 2) {
+		fprintf(stderr, "usage: workload reads|threads|fork|exec|spin ...\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "reads") && argc == 3) {
+		reads(n);
+	} else if (!strcmp(argv[1], "threads") && argc == 4) {
+		t = atol(argv[2]);
+		if (t < 1 || t > 64)
+			return 2;
+		for (i = 0; i < t; i++)
+			if (pthread_create(&tids[i], NULL, thread_main, (void *)n))
+				return 1;
+		for (i = 0; i < t; i++)
+			pthread_join(tids[i], NULL);
+	} else if (!strcmp(argv[1], "fork") && argc == 3) {
+		reads(n);
+		child = fork();
+		if (child < 0)
+			return 1;
+		reads(n);
+		if (!child)
+			_exit(0);
+		waitpid(child, NULL, 0);
+	} else if (!strcmp(argv[1], "exec") && argc >= 4) {
+		reads(n);
+		execv(argv[3], argv + 3);
+		perror("workload: exec");
+		return 1;
+	} else if (!strcmp(argv[1], "spin") && argc == 2) {
+		for (;;)
+			reads(1000);
+	} else {
+		fprintf(stderr, "workload: bad arguments\n");
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Support for the kernel-view tests: processes started stopped right after
+ * exec (so a view can be made on the final mm before the work starts),
+ * kallsyms, map reads, kview's debugfs counters, free memory.
+ */
+#ifndef KVIEW_TESTS_KVTEST_H
+#define KVIEW_TESTS_KVTEST_H
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <kview/kview.h>
+
+#include "check.h"
+
+/* Mark size of workload's reads (tests/guest/workload.c). */
+#define MARK_SIZE 7
+
+/* Start argv[] stopped just after its exec (ptrace), return its pid. */
+static inline pid_t spawn_stopped(char *const argv[])
+{
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	check(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	check(waitpid(pid, &st, 0) == pid, "waitpid: %s", strerror(errno));
+	check(WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP,
+	      "%s did not stop after exec (status %#x)", argv[0], st);
+	return pid;
+}
+
+/* Let a spawn_stopped() process run. */
+static inline void resume(pid_t pid)
+{
+	check(!ptrace(PTRACE_DETACH, pid, NULL, NULL), "PTRACE_DETACH %d: %s",
+	      pid, strerror(errno));
+}
+
+static inline int wait_exit(pid_t pid)
+{
+	int st;
+
+	check(waitpid(pid, &st, 0) == pid, "waitpid %d: %s", pid, strerror(errno));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static inline unsigned long ksym(const char *name)
+{
+	char line[512], sym[256], t;
+	unsigned long addr;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	check(f, "/proc/kallsyms: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx %c %255s", &addr, &t, sym) == 3 &&
+		    !strcmp(sym, name)) {
+			fclose(f);
+			return addr;
+		}
+	}
+	fclose(f);
+	fail("no symbol %s", name);
+}
+
+static inline unsigned long long map_u32_count(int fd, unsigned int key)
+{
+	unsigned long long v = 0;
+
+	if (bpf_map_lookup_elem(fd, &key, &v))
+		return 0;
+	return v;
+}
+
+static inline size_t map_u32_keys(int fd, unsigned int *keys, size_t max)
+{
+	unsigned int k, next;
+	size_t n = 0;
+	bool first = true;
+
+	while (n < max && !bpf_map_get_next_key(fd, first ? NULL : &k, &next)) {
+		keys[n++] = next;
+		k = next;
+		first = false;
+	}
+	return n;
+}
+
+struct kview_stats {
+	unsigned int views, members, patches, pages, pt_pages;
+};
+
+static inline struct kview_stats kview_stats(void)
+{
+	struct kview_stats s = { 0 };
+	char name[32];
+	unsigned int v;
+	FILE *f = fopen("/sys/kernel/debug/kview/stats", "r");
+
+	check(f, "kview stats: %s", strerror(errno));
+	while (fscanf(f, "%31s %u", name, &v) == 2) {
+		if (!strcmp(name, "views"))
+			s.views = v;
+		else if (!strcmp(name, "members"))
+			s.members = v;
+		else if (!strcmp(name, "patches"))
+			s.patches = v;
+		else if (!strcmp(name, "pages"))
+			s.pages = v;
+		else if (!strcmp(name, "pt_pages"))
+			s.pt_pages = v;
+	}
+	fclose(f);
+	return s;
+}
+
+/* kview frees views from a work item: wait until the counters settle. */
+static inline struct kview_stats kview_stats_settled(unsigned int views)
+{
+	struct kview_stats s;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		s = kview_stats();
+		if (s.views <= views)
+			break;
+		usleep(10000);
+	}
+	return s;
+}
+
+static inline long mem_free_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	check(f, "/proc/meminfo: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemFree: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Keep only the program @name of @obj for loading. */
+static inline void only_program(struct bpf_object *obj, const char *name)
+{
+	struct bpf_program *prog;
+	bool found = false;
+
+	bpf_object__for_each_program(prog, obj) {
+		bool keep = !strcmp(bpf_program__name(prog), name);
+
+		bpf_program__set_autoload(prog, keep);
+		found |= keep;
+	}
+	check(found, "no program %s", name);
+}
+
+#endif
