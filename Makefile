@@ -27,6 +27,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -I$(INCDIR)
 Q := $(if $(V),,@)
 
 .PHONY: all help deps kernel libbpf-ext userspace tests test test-host test-guest demo vm install \
+	eval-build eval-kprobe \
 	kernel-config kernel-reset kernel-status export-patches check-apply check-series \
 	checkpatch clean distclean
 
@@ -99,6 +100,7 @@ $(BUILD)/linux/include/uapi/linux/kview.h:
 include $(ROOT)/libbpf-ext/build.mk
 include $(ROOT)/userspace/build.mk
 include $(ROOT)/tests/build.mk
+include $(ROOT)/eval/build.mk
 
 ## test            build everything, run host tests and the in-guest suite
 test: deps

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0
+# Evaluation programs (eval/): guest drivers, their BPF objects, and the
+# host-side summarizer.  Included by the top-level Makefile.
+
+EVAL_OUT := $(BUILD)/eval
+EVAL_BPF_OUT := $(EVAL_OUT)/bpf
+EVAL_CFLAGS := $(CFLAGS) -I$(ROOT)/tests/lib -I$(EVAL_BPF_OUT) \
+	-I$(ROOT)/libbpf-ext/include -I$(INCDIR)
+
+EVAL_GUEST_PROGS := untraced-kprobe
+skels_untraced-kprobe := kprobe_count
+
+eval-build: $(addprefix $(EVAL_OUT)/guest/,$(EVAL_GUEST_PROGS)) $(EVAL_OUT)/summarize
+
+$(EVAL_OUT)/guest/%: $(ROOT)/eval/guest/%.c $$(addprefix $(EVAL_BPF_OUT)/,$$(addsuffix .skel.h,$$(skels_$$*))) \
+		$(wildcard $(ROOT)/tests/lib/*.h) $(LIBKVIEW_A) $(LIBKVIEW_HDRS)
+	@mkdir -p $(@D)
+	@echo "  CC      eval/guest/$*"
+	$(Q)$(CC) $(EVAL_CFLAGS) $< -o $@ $(LIBKVIEW_A) $(LDLIBS_BPF)
+
+$(EVAL_OUT)/summarize: $(ROOT)/eval/tools/summarize.c
+	@mkdir -p $(@D)
+	@echo "  CC      eval/tools/summarize"
+	$(Q)$(CC) $(CFLAGS) $< -o $@ -lm
+
+## eval-kprobe     untraced cost of a kprobe traced for another process (icount)
+eval-kprobe: all eval-build
+	$(Q)$(ROOT)/eval/bench-kprobe-untraced
