@@ -105,7 +105,7 @@ static const char *create_error(int err, pid_t pid)
 		snprintf(buf, sizeof(buf), "pid %d is already in a kernel view", pid);
 		break;
 	case ENOSPC:
-		snprintf(buf, sizeof(buf), "too many kernel views (at most %d)", KVIEW_MAX_VIEWS);
+		snprintf(buf, sizeof(buf), "too many kernel views");
 		break;
 	case ENOENT:
 	case ENODEV:
