@@ -3,7 +3,8 @@
  * kview-errors: bad input to the raw UAPI gets its documented errno, and
  * leaves nothing half-attached behind.
  *
- *   targets     no such pid, zombie, kernel thread, busy, bad flags
+ *   targets     no such pid, zombie, kernel thread, busy, bad flags, the
+ *               limit of views
  *   privileges  no capabilities; CAP_BPF+CAP_PERFMON without ptrace
  *               rights; CAP_BPF+CAP_PERFMON with them
  *   scope       in a view's attach scope, hooks the view cannot scope are
@@ -78,6 +79,19 @@ static void test_targets(void)
 	close(fd);
 	kill(live, SIGKILL);
 	wait_exit(live);
+
+	/* 64 views at most (views without members are allowed). */
+	{
+		int fds[64], i;
+
+		for (i = 0; i < 64; i++) {
+			fds[i] = create(dev, 0, 0);
+			check(fds[i] >= 0, "view %d: %s", i, strerror(-fds[i]));
+		}
+		expect_errno(create(dev, 0, 0), ENOSPC);
+		for (i = 0; i < 64; i++)
+			close(fds[i]);
+	}
 	close(dev);
 	check_clean();
 }

