@@ -33,7 +33,8 @@ static const char attach_usage[] =
 "\n"
 "Load prog.o (a BPF ELF object, e.g. built with clang -target bpf) with\n"
 "libbpf and attach every program by its SEC() in the kernel view of process\n"
-"N: kprobe/FUNC[+OFFSET], kretprobe/FUNC, ksyscall/NAME, kretsyscall/NAME.\n"
+"N: kprobe/FUNC[+OFFSET], kretprobe/FUNC, ksyscall/NAME, kretsyscall/NAME,\n"
+"tracepoint/SYSTEM/EVENT (syscalls/ included), raw_tp/NAME, tp_btf/NAME.\n"
 "Only N (and its threads) runs the probes; every other process runs the\n"
 "kernel as if nothing were attached.  Runs until Ctrl-C or SIGTERM, the\n"
 "duration, or N's exit; then prints the object's maps on stdout, detaches\n"
@@ -273,7 +274,7 @@ int cmd_attach(int argc, char **argv)
 		     bad ? bpf_program__section_name(bad) : "?",
 		     global ? "" : " in the kernel view", strerror(err),
 		     err == EOPNOTSUPP && !global ?
-		     " (kernel views scope core kernel text only, not modules)" : "");
+		     " (kernel views scope hooks in core kernel text, not in modules)" : "");
 		bpf_object__close(obj);
 		return 1;
 	}

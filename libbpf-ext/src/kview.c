@@ -152,11 +152,11 @@ static const struct {
 	{ "kretprobe/", NULL },
 	{ "ksyscall/", NULL },
 	{ "kretsyscall/", NULL },
-	{ "tracepoint/", "tracepoints cannot be scoped to a view yet" },
-	{ "tp/", "tracepoints cannot be scoped to a view yet" },
-	{ "raw_tracepoint", "raw tracepoints cannot be scoped to a view yet" },
-	{ "raw_tp", "raw tracepoints cannot be scoped to a view yet" },
-	{ "tp_btf/", "BTF tracepoints cannot be scoped to a view yet" },
+	{ "tracepoint/", NULL },
+	{ "tp/", NULL },
+	{ "raw_tracepoint", NULL },
+	{ "raw_tp", NULL },
+	{ "tp_btf/", NULL },
 	{ "fentry", "BPF trampolines (fentry/fexit) patch the global text" },
 	{ "fexit", "BPF trampolines (fentry/fexit) patch the global text" },
 	{ "fmod_ret", "BPF trampolines (fmod_ret) patch the global text" },
@@ -182,7 +182,7 @@ int kview_program__scopable(const struct bpf_program *prog, const char **why)
 		return fail(EOPNOTSUPP);
 	}
 	if (why)
-		*why = "not a kernel text hook kview can scope (kprobe/, kretprobe/)";
+		*why = "not a kernel hook kview can scope (kprobe/, kretprobe/, tracepoint/, raw_tp/, tp_btf/)";
 	return fail(EOPNOTSUPP);
 }
 

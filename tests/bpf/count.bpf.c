@@ -76,8 +76,8 @@ int tp_exit(struct syscall_trace_exit *ctx)
 }
 
 /* Hooks a view cannot scope (the tests check they are refused). */
-SEC("raw_tp/sys_enter")
-int rawtp_enter(void *ctx)
+SEC("fentry/ksys_read")
+int BPF_PROG(fe_read)
 {
 	return count(0);
 }

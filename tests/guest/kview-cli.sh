@@ -53,8 +53,12 @@ expect_error "missing file" "/nonexistent.bpf.o: No such file or directory" \
 	"$K" attach --pid "$T" /nonexistent.bpf.o
 expect_error "not BPF (ELF)" "not a BPF ELF object \(ELF for machine 62" "$K" attach --pid "$T" /bin/true
 expect_error "not BPF (text)" "not a BPF ELF object \(no ELF header\)" "$K" attach --pid "$T" /etc/hostname
-expect_error "unscopable section" "SEC\(\"tracepoint/syscalls/sys_enter_getppid\"\)\) cannot be scoped to a process: tracepoints" \
-	"$K" attach --pid "$T" "$B/tests/bpf/smoke.bpf.o"
+expect_error "unscopable section" "SEC\(\"fentry/ksys_read\"\)\) cannot be scoped to a process: BPF trampolines" \
+	"$K" attach --pid "$T" "$B/tests/bpf/unscopable.bpf.o"
+modprobe -d "$KVIEW_MODROOT" trace-events-sample || bad "cannot load trace-events-sample"
+expect_error "module tracepoint" "tracepoint/sample-trace/foo_bar.*Operation not supported \(kernel views scope hooks in core kernel text, not in modules\)" \
+	"$K" attach --pid "$T" "$B/tests/bpf/module_tp.bpf.o"
+rmmod trace_events_sample || bad "cannot unload trace-events-sample"
 expect_error "bad pid" "--pid wants a positive number, got 'x'" "$K" attach --pid x "$OBJ"
 expect_error "no pid" "attach needs --pid" "$K" attach "$OBJ"
 expect_error "two objects" "exactly one BPF object" "$K" attach --pid "$T" "$OBJ" "$OBJ"
@@ -100,6 +104,29 @@ grep -q "^  {pid=$T, comm=\"workload\"}: [1-9]" "$KVIEW_RESULTS/cli.out" || bad 
 grep -q "pid=$D," "$KVIEW_RESULTS/cli.out" && bad "events of the decoy"
 [ "$(grep -c '^  {pid=' "$KVIEW_RESULTS/cli.out")" = 1 ] || bad "events of other processes"
 stats_clean attach
+
+# A syscall tracepoint program: the same, and kview list names the event.
+SC=$B/userspace/examples/syscall_count.bpf.o
+"$K" attach --pid "$T" --duration 4 "$SC" >"$KVIEW_RESULTS/cli-tp.out" 2>"$KVIEW_RESULTS/cli-tp.err" &
+A=$!
+sleep 2
+list=$("$K" list)
+say "kview list:"
+printf '%s\n' "$list" | sed 's/^/#   /'
+printf '%s\n' "$list" | grep -q "tracepoint raw_syscalls:sys_enter at 0x" ||
+	bad "list does not show the tracepoint"
+work=$(awk '{print $2}' /sys/kernel/debug/kview/syscall_work | sort -u | tr '\n' ' ')
+say "processes with the syscall-work flag: $work"
+[ "$work" = "$T " ] || bad "syscall-work flag on '$work', expected the target $T only"
+wait $A
+rc=$?
+say "attach: exit $rc"
+sed 's/^/#   /' "$KVIEW_RESULTS/cli-tp.err" "$KVIEW_RESULTS/cli-tp.out"
+[ $rc = 0 ] || bad "attach exited $rc"
+grep -q "^  {pid=$T, nr=[0-9]*}: [1-9]" "$KVIEW_RESULTS/cli-tp.out" || bad "no syscalls of the target"
+grep -v "pid=$T," "$KVIEW_RESULTS/cli-tp.out" | grep -q "^  {pid=" && bad "syscalls of other processes"
+[ -s /sys/kernel/debug/kview/syscall_work ] && bad "syscall-work flags left after the detach"
+stats_clean attach-tracepoint
 
 # The target's exit ends the attach (exit 0), and so does SIGTERM.
 "$W" reads 1000000 & E=$!

@@ -8,12 +8,14 @@
  *   privileges  no capabilities; CAP_BPF+CAP_PERFMON without ptrace
  *               rights; CAP_BPF+CAP_PERFMON with them
  *   scope       in a view's attach scope, hooks the view cannot scope are
- *               refused (tracepoint, raw tracepoint, uprobe, a kprobe in
- *               module text, a global kprobe perf event); none attaches
+ *               refused (BPF trampoline, uprobe, a kprobe in module text,
+ *               a BPF program on a tracepoint perf event opened outside
+ *               the scope); none attaches
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -172,6 +174,29 @@ static unsigned long module_function(void)
 	fail("no function of trace_events_sample in kallsyms");
 }
 
+/* A perf event on tracepoint @name (tracefs events/@name), all tasks, CPU 0. */
+static int tracepoint_event(const char *name)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_TRACEPOINT,
+		.sample_period = 1,
+		.wakeup_events = 1,
+	};
+	char path[256];
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/id", name);
+	f = fopen(path, "r");
+	check(f, "%s: %s", path, strerror(errno));
+	check(fscanf(f, "%llu", &attr.config) == 1, "%s: no id", path);
+	fclose(f);
+	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	check(fd >= 0, "perf_event_open %s: %s", name, strerror(errno));
+	return fd;
+}
+
 static void test_scope(void)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, kopts);
@@ -182,6 +207,7 @@ static void test_scope(void)
 	struct bpf_link *link;
 	struct kview *kv;
 	unsigned long mod;
+	int pfd;
 	pid_t t;
 
 	check(skel, "load count.bpf.o: %s", strerror(errno));
@@ -191,10 +217,13 @@ static void test_scope(void)
 	check(kv, "kview__create: %s", strerror(errno));
 	mod = module_function();
 
+	/* A tracepoint event opened before entering the scope is global. */
+	pfd = tracepoint_event("syscalls/sys_enter_read");
+
 	check(!kview__enter_scope(kv), "enter scope: %s", strerror(errno));
-	link = bpf_program__attach(skel->progs.tp_enter);
+	link = bpf_program__attach_perf_event(skel->progs.tp_enter, pfd);
 	expect_errno(link ? 0 : -errno, EOPNOTSUPP);
-	link = bpf_program__attach(skel->progs.rawtp_enter);
+	link = bpf_program__attach(skel->progs.fe_read);
 	expect_errno(link ? 0 : -errno, EOPNOTSUPP);
 	link = bpf_program__attach_uprobe_opts(skel->progs.up_any, -1,
 					       "/proc/self/exe", 0, &uopts);
@@ -212,6 +241,7 @@ static void test_scope(void)
 	check_eq(info.nr_patches, 0);
 	check_eq(info.nr_pages, 0);
 	check_eq(kview_stats().patches, 0);
+	close(pfd);
 
 	kill(t, SIGKILL);
 	wait_exit(t);
