@@ -8,11 +8,15 @@ TEST_CFLAGS := $(CFLAGS) -I$(ROOT)/tests/lib -I$(TEST_BPF_OUT) \
 	-I$(ROOT)/libbpf-ext/include -I$(INCDIR)
 
 # name of a guest test -> the skeletons it includes
-TEST_GUEST_PROGS := bpf-smoke workload kview-isolation kview-lifecycle kview-errors
+TEST_GUEST_PROGS := bpf-smoke workload kview-isolation kview-lifecycle kview-errors \
+	kview-tracepoint kview-mirror untraced-syscalls
 skels_bpf-smoke := smoke
 skels_kview-isolation := count
 skels_kview-lifecycle := count
 skels_kview-errors := count
+skels_kview-tracepoint := tpcount
+skels_kview-mirror := count tpcount sysprog
+skels_untraced-syscalls := tpcount
 # BPF objects the tests load by path
 TEST_BPF_OBJS := $(patsubst $(ROOT)/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard $(ROOT)/tests/bpf/*.bpf.c))
 

@@ -9,6 +9,9 @@
  *   workload fork N             N marked reads, then fork: parent and child
  *                               N more each (the child exits first)
  *   workload exec N PROG ARG..  N marked reads, then exec PROG ARG..
+ *   workload forks N            fork N children that exit at once
+ *   workload forkspin           fork a child; both do marked reads forever
+ *   workload syscalls N         N getppid() system calls
  *   workload spin               marked reads until killed
  */
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,6 +82,23 @@ int main(int argc, char **argv)
 		execv(argv[3], argv + 3);
 		perror("workload: exec");
 		return 1;
+	} else if (!strcmp(argv[1], "forks") && argc == 3) {
+		for (i = 0; i < n; i++) {
+			child = fork();
+			if (child < 0)
+				return 1;
+			if (!child)
+				_exit(0);
+			waitpid(child, NULL, 0);
+		}
+	} else if (!strcmp(argv[1], "forkspin") && argc == 2) {
+		if (fork() < 0)
+			return 1;
+		for (;;)
+			reads(1000);
+	} else if (!strcmp(argv[1], "syscalls") && argc == 3) {
+		for (i = 0; i < n; i++)
+			syscall(SYS_getppid);
 	} else if (!strcmp(argv[1], "spin") && argc == 2) {
 		for (;;)
 			reads(1000);

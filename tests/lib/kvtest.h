@@ -32,6 +32,8 @@ static inline pid_t spawn_stopped(char *const argv[])
 	pid = fork();
 	check(pid >= 0, "fork: %s", strerror(errno));
 	if (!pid) {
+		/* Its own process group: kill(-pid) ends its children too. */
+		setpgid(0, 0);
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
@@ -169,6 +171,37 @@ static inline void only_program(struct bpf_object *obj, const char *name)
 		found |= keep;
 	}
 	check(found, "no program %s", name);
+}
+
+/* @n bytes as hex ("0f 1f 44 00 00"), in one of four rotating buffers. */
+static inline const char *hexbytes(const unsigned char *b, size_t n)
+{
+	static char bufs[4][3 * 64 + 1];
+	static unsigned int next;
+	char *buf = bufs[next++ % 4];
+	size_t i;
+
+	if (n > 64)
+		n = 64;
+	buf[0] = '\0';
+	for (i = 0; i < n; i++)
+		sprintf(buf + (i ? 3 * i - 1 : 0), i ? " %02x" : "%02x", b[i]);
+	return buf;
+}
+
+/* The address of the first jump patch debugfs lists for the views, or 0. */
+static inline unsigned long first_jump_patch(void)
+{
+	char line[512];
+	unsigned long addr = 0;
+	FILE *f = fopen("/sys/kernel/debug/kview/views", "r");
+
+	check(f, "kview/views: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "\tpatch jump %lx", &addr) == 1)
+			break;
+	fclose(f);
+	return addr;
 }
 
 #endif
