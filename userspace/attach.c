@@ -44,7 +44,10 @@ static const char attach_usage[] =
 "Options:\n"
 "  -p, --pid N         the process to trace (required)\n"
 "  -m, --mode MODE     kview (default): in N's kernel view; global: attach\n"
-"                      for every process, as without kview (for comparison)\n"
+"                      for every process, as without kview; pre: attach for\n"
+"                      every process, and the kernel skips the programs for\n"
+"                      processes other than N before they run (the pre-eBPF\n"
+"                      filter); global and pre are for comparison\n"
 "  -f, --follow-fork   also trace N's children forked after the attach\n"
 "  -e, --follow-exec   keep tracing N (and children) across exec\n"
 "  -d, --duration S    detach after S seconds\n"
@@ -205,8 +208,10 @@ int cmd_attach(int argc, char **argv)
 		case 'm':
 			if (!strcmp(optarg, "global"))
 				global = true;
+			else if (!strcmp(optarg, "pre"))
+				opts.filter = true;
 			else if (strcmp(optarg, "kview"))
-				die("--mode wants kview or global, got '%s'", optarg);
+				die("--mode wants kview, pre or global, got '%s'", optarg);
 			break;
 		case 'f':
 			opts.follow_fork = true;
@@ -272,8 +277,9 @@ int cmd_attach(int argc, char **argv)
 		note("cannot attach program '%s' (SEC(\"%s\"))%s: %s%s",
 		     bad ? bpf_program__name(bad) : "?",
 		     bad ? bpf_program__section_name(bad) : "?",
-		     global ? "" : " in the kernel view", strerror(err),
-		     err == EOPNOTSUPP && !global ?
+		     global ? "" : opts.filter ? " with the pre-eBPF filter" :
+		     " in the kernel view", strerror(err),
+		     err == EOPNOTSUPP && !global && !opts.filter ?
 		     " (kernel views scope hooks in core kernel text, not in modules)" : "");
 		bpf_object__close(obj);
 		return 1;
@@ -282,6 +288,16 @@ int cmd_attach(int argc, char **argv)
 	if (!quiet && global) {
 		note("attached %zu program(s) globally (every process runs them)",
 		     kview_links__count(links));
+		for (i = 0; i < kview_links__count(links); i++) {
+			prog = kview_links__program(links, i);
+			fprintf(stderr, "  %-32s %s\n",
+				bpf_program__section_name(prog),
+				bpf_program__name(prog));
+		}
+	} else if (!quiet && opts.filter) {
+		kview__info(kv, &info);
+		note("attached %zu program(s) for every process, run for pid %d only (pre-eBPF filter, view %u)",
+		     kview_links__count(links), pid, info.id);
 		for (i = 0; i < kview_links__count(links); i++) {
 			prog = kview_links__program(links, i);
 			fprintf(stderr, "  %-32s %s\n",

@@ -103,12 +103,16 @@ static size_t read_views(struct view **out)
 static const char *flags_str(unsigned int flags)
 {
 	static char buf[64];
+	int n;
 
-	snprintf(buf, sizeof(buf), "%s%s%s",
-		 flags & KVIEW_F_FOLLOW_FORK ? "follow-fork" : "",
-		 (flags & KVIEW_F_FOLLOW_FORK) && (flags & KVIEW_F_FOLLOW_EXEC) ? "," : "",
-		 flags & KVIEW_F_FOLLOW_EXEC ? "follow-exec" : "");
-	return buf[0] ? buf : "-";
+	n = snprintf(buf, sizeof(buf), "%s%s%s",
+		     flags & KVIEW_F_FILTER ? "filter," : "",
+		     flags & KVIEW_F_FOLLOW_FORK ? "follow-fork," : "",
+		     flags & KVIEW_F_FOLLOW_EXEC ? "follow-exec," : "");
+	if (!n)
+		return "-";
+	buf[n - 1] = '\0';	/* the last comma */
+	return buf;
 }
 
 static void print_json(struct view *views, size_t n)
@@ -119,8 +123,9 @@ static void print_json(struct view *views, size_t n)
 	for (i = 0; i < n; i++) {
 		struct view *v = &views[i];
 
-		printf("%s{\"id\":%u,\"follow_fork\":%s,\"follow_exec\":%s,\"members\":[",
+		printf("%s{\"id\":%u,\"filter\":%s,\"follow_fork\":%s,\"follow_exec\":%s,\"members\":[",
 		       i ? "," : "", v->id,
+		       v->flags & KVIEW_F_FILTER ? "true" : "false",
 		       v->flags & KVIEW_F_FOLLOW_FORK ? "true" : "false",
 		       v->flags & KVIEW_F_FOLLOW_EXEC ? "true" : "false");
 		for (j = 0; j < v->nm; j++) {

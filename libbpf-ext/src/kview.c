@@ -65,6 +65,8 @@ struct kview *kview__create(pid_t pid, const struct kview_opts *opts)
 		attr.flags |= KVIEW_F_FOLLOW_FORK;
 	if (OPTS_GET(opts, follow_exec, false))
 		attr.flags |= KVIEW_F_FOLLOW_EXEC;
+	if (OPTS_GET(opts, filter, false))
+		attr.flags |= KVIEW_F_FILTER;
 
 	kv = calloc(1, sizeof(*kv));
 	if (!kv)

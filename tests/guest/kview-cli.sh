@@ -62,7 +62,7 @@ rmmod trace_events_sample || bad "cannot unload trace-events-sample"
 expect_error "bad pid" "--pid wants a positive number, got 'x'" "$K" attach --pid x "$OBJ"
 expect_error "no pid" "attach needs --pid" "$K" attach "$OBJ"
 expect_error "two objects" "exactly one BPF object" "$K" attach --pid "$T" "$OBJ" "$OBJ"
-expect_error "bad mode" "--mode wants kview or global" "$K" attach --mode pre --pid "$T" "$OBJ"
+expect_error "bad mode" "--mode wants kview, pre or global" "$K" attach --mode post --pid "$T" "$OBJ"
 expect_error "unknown command" "unknown command 'frob'" "$K" frob
 
 # Verifier rejection: the error line, then the tail of the verifier log.
@@ -127,6 +127,30 @@ grep -q "^  {pid=$T, nr=[0-9]*}: [1-9]" "$KVIEW_RESULTS/cli-tp.out" || bad "no s
 grep -v "pid=$T," "$KVIEW_RESULTS/cli-tp.out" | grep -q "^  {pid=" && bad "syscalls of other processes"
 [ -s /sys/kernel/debug/kview/syscall_work ] && bad "syscall-work flags left after the detach"
 stats_clean attach-tracepoint
+
+# --mode pre (the pre-eBPF filter): the hook is armed for everybody, so the
+# decoy takes the syscall tracing path too, but only the target's events
+# reach the program.
+"$K" attach --mode pre --pid "$T" --duration 4 "$SC" >"$KVIEW_RESULTS/cli-pre.out" 2>"$KVIEW_RESULTS/cli-pre.err" &
+A=$!
+sleep 2
+list=$("$K" list)
+say "kview list:"
+printf '%s\n' "$list" | sed 's/^/#   /'
+printf '%s\n' "$list" | grep -q "^[0-9]* *filter " || bad "list does not show a filter view"
+work=" $(awk '{print $2}' /sys/kernel/debug/kview/syscall_work | sort -u | tr '\n' ' ')"
+say "processes with the syscall-work flag: $work"
+[[ $work == *" $T "* && $work == *" $D "* ]] ||
+	bad "pre: the syscall-work flag is not on target and decoy (hook not global)"
+wait $A
+rc=$?
+say "attach --mode pre: exit $rc"
+sed 's/^/#   /' "$KVIEW_RESULTS/cli-pre.err" "$KVIEW_RESULTS/cli-pre.out"
+[ $rc = 0 ] || bad "attach --mode pre exited $rc"
+grep -q "^  {pid=$T, nr=[0-9]*}: [1-9]" "$KVIEW_RESULTS/cli-pre.out" || bad "pre: no syscalls of the target"
+grep -v "pid=$T," "$KVIEW_RESULTS/cli-pre.out" | grep -q "^  {pid=" && bad "pre: syscalls of other processes"
+[ -s /sys/kernel/debug/kview/syscall_work ] && bad "pre: syscall-work flags left after the detach"
+stats_clean attach-pre
 
 # The target's exit ends the attach (exit 0), and so does SIGTERM.
 "$W" reads 1000000 & E=$!

@@ -50,9 +50,16 @@ struct kview_opts {
 	bool follow_fork;
 	/* a process of the view stays in it across exec (default: it leaves) */
 	bool follow_exec;
+	/*
+	 * A filter view: no kernel text of its own.  Hooks attached in it are
+	 * armed for every process, as without views, and its programs are
+	 * skipped, before they run, for processes outside it: the kernel-side
+	 * ("pre-eBPF") process filter kernel views are compared with.
+	 */
+	bool filter;
 	size_t :0;
 };
-#define kview_opts__last_field follow_exec
+#define kview_opts__last_field filter
 
 /*
  * Create a kernel view with process @pid in it (0: no process yet).
