@@ -160,6 +160,19 @@ static void print_load_failure(const char *path, int err)
 	}
 }
 
+/* One line per attached program: its section and name. */
+static void print_programs(struct kview_links *links)
+{
+	const struct bpf_program *prog;
+	size_t i;
+
+	for (i = 0; i < kview_links__count(links); i++) {
+		prog = kview_links__program(links, i);
+		fprintf(stderr, "  %-32s %s\n", bpf_program__section_name(prog),
+			bpf_program__name(prog));
+	}
+}
+
 /* Attach every program for everybody, all or nothing (--mode global). */
 static struct kview_links *attach_global(struct bpf_object *obj)
 {
@@ -197,7 +210,6 @@ int cmd_attach(int argc, char **argv)
 	sigset_t sigs;
 	pid_t pid = 0;
 	int c, err, sfd, pidfd, tfd = -1, nfds;
-	size_t i;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "p:m:fed:qh", longopts, NULL)) != -1) {
@@ -288,32 +300,17 @@ int cmd_attach(int argc, char **argv)
 	if (!quiet && global) {
 		note("attached %zu program(s) globally (every process runs them)",
 		     kview_links__count(links));
-		for (i = 0; i < kview_links__count(links); i++) {
-			prog = kview_links__program(links, i);
-			fprintf(stderr, "  %-32s %s\n",
-				bpf_program__section_name(prog),
-				bpf_program__name(prog));
-		}
+		print_programs(links);
 	} else if (!quiet && opts.filter) {
 		kview__info(kv, &info);
 		note("attached %zu program(s) for every process, run for pid %d only (pre-eBPF filter, view %u)",
 		     kview_links__count(links), pid, info.id);
-		for (i = 0; i < kview_links__count(links); i++) {
-			prog = kview_links__program(links, i);
-			fprintf(stderr, "  %-32s %s\n",
-				bpf_program__section_name(prog),
-				bpf_program__name(prog));
-		}
+		print_programs(links);
 	} else if (!quiet) {
 		kview__info(kv, &info);
 		note("attached %zu program(s) in the kernel view of pid %d (view %u)",
 		     kview_links__count(links), pid, info.id);
-		for (i = 0; i < kview_links__count(links); i++) {
-			prog = kview_links__program(links, i);
-			fprintf(stderr, "  %-32s %s\n",
-				bpf_program__section_name(prog),
-				bpf_program__name(prog));
-		}
+		print_programs(links);
 		note("view memory: %u probe site(s), %u text page(s) copied, %u page-table page(s), %llu KiB",
 		     info.nr_patches, info.nr_pages, info.nr_pt_pages,
 		     (unsigned long long)info.bytes / 1024);

@@ -302,14 +302,9 @@ static void test_concurrent(void)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
-	char *slash;
 
 	/* workload is built next to us. */
-	if (readlink("/proc/self/exe", workload, sizeof(workload) - 16) < 0)
-		fail("readlink /proc/self/exe: %s", strerror(errno));
-	slash = strrchr(workload, '/');
-	check(slash, "odd path %s", workload);
-	strcpy(slash + 1, "workload");
+	workload_path(workload, sizeof(workload));
 
 	if (!strcmp(mode, "threads"))
 		test_threads();

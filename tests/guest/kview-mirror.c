@@ -393,13 +393,8 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	struct kview_stats s;
-	char *slash;
 
-	if (readlink("/proc/self/exe", workload, sizeof(workload) - 16) < 0)
-		fail("readlink /proc/self/exe: %s", strerror(errno));
-	slash = strrchr(workload, '/');
-	check(slash, "odd path %s", workload);
-	strcpy(slash + 1, "workload");
+	workload_path(workload, sizeof(workload));
 
 	if (!strcmp(mode, "kprobe-event"))
 		test_kprobe_event();

@@ -90,14 +90,9 @@ int main(int argc, char **argv)
 	int fd, ifd;
 	bool tp = true;
 	struct kview *kv;
-	char *slash;
 	pid_t t, d;
 
-	if (readlink("/proc/self/exe", workload, sizeof(workload) - 16) < 0)
-		fail("readlink /proc/self/exe: %s", strerror(errno));
-	slash = strrchr(workload, '/');
-	check(slash, "odd path %s", workload);
-	strcpy(slash + 1, "workload");
+	workload_path(workload, sizeof(workload));
 
 	if (!strcmp(mode, "kprobe")) {
 		prog = "kp_entry";

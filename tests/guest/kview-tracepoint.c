@@ -402,13 +402,8 @@ int main(int argc, char **argv)
 	char *reads[] = { workload, "reads", NSTR, NULL };
 	char *forks[] = { workload, "forks", "50", NULL };
 	const char *mode = argc > 1 ? argv[1] : "";
-	char *slash;
 
-	if (readlink("/proc/self/exe", workload, sizeof(workload) - 16) < 0)
-		fail("readlink /proc/self/exe: %s", strerror(errno));
-	slash = strrchr(workload, '/');
-	check(slash, "odd path %s", workload);
-	strcpy(slash + 1, "workload");
+	workload_path(workload, sizeof(workload));
 
 	if (!strcmp(mode, "read"))
 		test_read();

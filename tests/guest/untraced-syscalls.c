@@ -52,15 +52,10 @@ int main(void)
 	struct tpcount *skel;
 	struct bpf_link *link;
 	struct kview *kv;
-	char *slash;
 	pid_t traced;
 	int r;
 
-	if (readlink("/proc/self/exe", workload, sizeof(workload) - 16) < 0)
-		fail("readlink /proc/self/exe: %s", strerror(errno));
-	slash = strrchr(workload, '/');
-	check(slash, "odd path %s", workload);
-	strcpy(slash + 1, "workload");
+	workload_path(workload, sizeof(workload));
 
 	traced = spawn_stopped(idle);
 	resume(traced);

@@ -158,6 +158,23 @@ static inline long mem_free_kb(void)
 	return kb;
 }
 
+/*
+ * The path of the `workload` helper, which is built next to the running
+ * test, into @buf (PATH_MAX-sized).
+ */
+static inline void workload_path(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 16);
+	char *slash;
+
+	if (n < 0)
+		fail("readlink /proc/self/exe: %s", strerror(errno));
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	check(slash, "odd path %s", buf);
+	strcpy(slash + 1, "workload");
+}
+
 /* Keep only the program @name of @obj for loading. */
 static inline void only_program(struct bpf_object *obj, const char *name)
 {
