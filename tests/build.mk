@@ -21,6 +21,9 @@ skels_kview-pre := count tpcount
 # BPF objects the tests load by path
 TEST_BPF_OBJS := $(patsubst $(ROOT)/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard $(ROOT)/tests/bpf/*.bpf.c))
 
+# Objects built on the shared counting code
+$(TEST_BPF_OUT)/count.bpf.o $(TEST_BPF_OUT)/tpcount.bpf.o: $(ROOT)/tests/bpf/pidcount.h
+
 tests: $(addprefix $(TEST_GUEST_OUT)/,$(TEST_GUEST_PROGS)) $(TEST_BPF_OBJS)
 
 .SECONDEXPANSION:

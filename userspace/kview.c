@@ -31,15 +31,20 @@ static const char usage_text[] =
 "  -h, --help      this help; 'kview COMMAND --help' for a command\n"
 "  -V, --version   print the version\n";
 
+static void vnote(const char *fmt, va_list ap)
+{
+	fputs("kview: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("kview: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vnote(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(1);
 }
 
@@ -47,11 +52,9 @@ void note(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("kview: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vnote(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* libbpf's messages go to a buffer (and stderr with -v). */

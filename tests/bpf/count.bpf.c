@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-process event counts for the view tests.  The same object serves the
- * kview attachment (filter_tgid == 0: count every task that reaches the
- * program) and the in-eBPF baseline (filter_tgid == N: the bpftrace-style
- * "pid == N" check first thing in the program, attached globally).
- * mark_size != 0 counts only ksys_read(fd, buf, mark_size) calls.
+ * Per-process event counts on kprobes (and their in-eBPF baselines) for
+ * the view tests (pidcount.h).  mark_size != 0 counts only
+ * ksys_read(fd, buf, mark_size) calls.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -12,31 +10,12 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-const volatile __u32 filter_tgid;
-const volatile __u64 mark_size;
+#include "pidcount.h"
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, u32);
-	__type(value, u64);
-} counts SEC(".maps");
-
+/* An event of a read of @size bytes: marked if mark_size is 0 or @size. */
 static __always_inline int count(u64 size)
 {
-	u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	u64 one = 1, *n;
-
-	if (filter_tgid && tgid != filter_tgid)
-		return 0;
-	if (mark_size && size != mark_size)
-		return 0;
-	n = bpf_map_lookup_elem(&counts, &tgid);
-	if (n)
-		__sync_fetch_and_add(n, 1);
-	else
-		bpf_map_update_elem(&counts, &tgid, &one, BPF_NOEXIST);
-	return 0;
+	return count_event(!mark_size || size == mark_size);
 }
 
 /* On the function's ftrace site (entry). */

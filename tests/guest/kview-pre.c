@@ -58,21 +58,6 @@ static struct bpf_program *load(const char *prog, unsigned int filter,
 	return bpf_object__find_program_by_name(obj, prog);
 }
 
-static bool syscall_flagged(pid_t pid)
-{
-	char line[256], tag[32];
-	bool found = false;
-	FILE *f = fopen("/sys/kernel/debug/kview/syscall_work", "r");
-
-	check(f, "kview/syscall_work: %s", strerror(errno));
-	snprintf(tag, sizeof(tag), "%d ", pid);
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, tag, strlen(tag)))
-			found = true;
-	fclose(f);
-	return found;
-}
-
 int main(int argc, char **argv)
 {
 	char *args[] = { workload, "reads", NSTR, NULL };
@@ -118,7 +103,7 @@ int main(int argc, char **argv)
 		check(!kview__read_text(kv, fn, &vb, &before, 1), "read text: %s",
 		      strerror(errno));
 	}
-	check(!syscall_flagged(d), "the decoy has the syscall-work flag already");
+	check(!syscall_work_flagged(d), "the decoy has the syscall-work flag already");
 
 	p = load(prog, 0, tp, &skel, &fd);
 	ip = load(in_prog, t, tp, &iskel, &ifd);
@@ -145,7 +130,7 @@ int main(int argc, char **argv)
 		check(gb != before, "the kprobe is not armed in the global text");
 		check_eq(vb, gb);
 	} else if (!strcmp(mode, "tracepoint")) {
-		check(syscall_flagged(d), "the decoy has no syscall-work flag: not armed globally");
+		check(syscall_work_flagged(d), "the decoy has no syscall-work flag: not armed globally");
 	}
 
 	resume(t);

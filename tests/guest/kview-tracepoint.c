@@ -224,38 +224,12 @@ static void test_mixed(void)
 	settle_clean();
 }
 
-/* Task ids with the syscall-work flag (debugfs kview/syscall_work). */
-static size_t flagged(int *tids, size_t max)
-{
-	char line[256];
-	size_t n = 0;
-	FILE *f = fopen("/sys/kernel/debug/kview/syscall_work", "r");
-
-	check(f, "kview/syscall_work: %s", strerror(errno));
-	while (n < max && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%d", &tids[n]) == 1)
-			n++;
-	fclose(f);
-	return n;
-}
-
-static bool is_flagged(pid_t tid)
-{
-	int tids[512];
-	size_t i, n = flagged(tids, 512);
-
-	for (i = 0; i < n; i++)
-		if (tids[i] == tid)
-			return true;
-	return false;
-}
-
 /* Flagged tasks whose "Tgid:" (or "PPid:") in /proc is @id. */
 static int count_flagged(const char *field, pid_t id)
 {
 	char path[64], line[256], fmt[32];
 	int tids[512], n = 0, v;
-	size_t i, nf = flagged(tids, 512);
+	size_t i, nf = syscall_work_tids(tids, 512);
 	FILE *f;
 
 	snprintf(fmt, sizeof(fmt), "%s: %%d", field);
@@ -314,7 +288,7 @@ static void test_syscall_work(void)
 	pid_t t, d, child;
 	size_t n;
 
-	check_eq(flagged(tids, 512), 0);
+	check_eq(syscall_work_tids(tids, 512), 0);
 	t = spawn_stopped(threads);
 	d = spawn_stopped(spin);
 	kv = kview__create(t, &opts);
@@ -323,33 +297,33 @@ static void test_syscall_work(void)
 	resume(t);
 	resume(d);
 	usleep(300000);
-	n = flagged(tids, 512);
+	n = syscall_work_tids(tids, 512);
 	diag("while the view traces syscalls: %zu task(s) flagged, %d of the target",
 	     n, count_flagged("Tgid", t));
 	/* The target's main thread and its 3 workers, nobody else. */
 	check_eq(count_flagged("Tgid", t), 4);
 	check_eq(n, 4);
-	check(!is_flagged(d), "the decoy has the flag");
-	check(!is_flagged(getpid()), "the test has the flag");
+	check(!syscall_work_flagged(d), "the decoy has the flag");
+	check(!syscall_work_flagged(getpid()), "the test has the flag");
 	check_eq(wait_exit(t), 0);
-	check_eq(flagged(tids, 512), 0);
+	check_eq(syscall_work_tids(tids, 512), 0);
 
 	/* A process added to the view gets it; the test's own child not. */
 	check(!kview__add_pid(kv, d), "add decoy: %s", strerror(errno));
 	usleep(100000);
-	check(is_flagged(d), "a process added to the view has no flag");
+	check(syscall_work_flagged(d), "a process added to the view has no flag");
 	child = fork();
 	if (!child) {
 		execl(workload, workload, "spin", NULL);
 		_exit(127);
 	}
 	usleep(100000);
-	check(!is_flagged(child), "the test's own child got the flag");
+	check(!syscall_work_flagged(child), "the test's own child got the flag");
 	kill(child, SIGKILL);
 	wait_exit(child);
 	kill(d, SIGKILL);
 	wait_exit(d);
-	check_eq(flagged(tids, 512), 0);
+	check_eq(syscall_work_tids(tids, 512), 0);
 	bpf_link__destroy(link);
 	kview__destroy(kv);
 	tpcount__destroy(skel);
@@ -358,7 +332,7 @@ static void test_syscall_work(void)
 	/* Children forked after the attach: traced with follow-fork only. */
 	check_eq(forkspin_child_flagged(true), 1);
 	check_eq(forkspin_child_flagged(false), 0);
-	check_eq(flagged(tids, 512), 0);
+	check_eq(syscall_work_tids(tids, 512), 0);
 }
 
 static void test_module(void)

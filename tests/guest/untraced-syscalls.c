@@ -21,22 +21,13 @@ static char workload[4096];
 static long long run(bool *flag)
 {
 	char *args[] = { workload, "syscalls", "200000", NULL };
-	char path[64], line[256];
 	struct rusage ru;
-	FILE *f;
 	pid_t pid;
 	int st;
 
 	pid = spawn_stopped(args);
 	/* Its syscall-work flag, as kview's debugfs lists it. */
-	f = fopen("/sys/kernel/debug/kview/syscall_work", "r");
-	check(f, "kview/syscall_work: %s", strerror(errno));
-	snprintf(path, sizeof(path), "%d ", pid);
-	*flag = false;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, path, strlen(path)))
-			*flag = true;
-	fclose(f);
+	*flag = syscall_work_flagged(pid);
 	resume(pid);
 	check(wait4(pid, &st, 0, &ru) == pid, "wait4: %s", strerror(errno));
 	check(WIFEXITED(st) && !WEXITSTATUS(st), "workload failed");

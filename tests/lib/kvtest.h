@@ -175,6 +175,33 @@ static inline void workload_path(char *buf, size_t size)
 	strcpy(slash + 1, "workload");
 }
 
+/* Task ids with the syscall-work flag (debugfs kview/syscall_work). */
+static inline size_t syscall_work_tids(int *tids, size_t max)
+{
+	char line[256];
+	size_t n = 0;
+	FILE *f = fopen("/sys/kernel/debug/kview/syscall_work", "r");
+
+	check(f, "kview/syscall_work: %s", strerror(errno));
+	while (n < max && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d", &tids[n]) == 1)
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* Does task @tid have the syscall-work flag? */
+static inline bool syscall_work_flagged(pid_t tid)
+{
+	int tids[512];
+	size_t i, n = syscall_work_tids(tids, 512);
+
+	for (i = 0; i < n; i++)
+		if (tids[i] == tid)
+			return true;
+	return false;
+}
+
 /* Keep only the program @name of @obj for loading. */
 static inline void only_program(struct bpf_object *obj, const char *name)
 {
