@@ -27,7 +27,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -I$(INCDIR)
 Q := $(if $(V),,@)
 
 .PHONY: all help deps kernel libbpf-ext userspace tests test test-host test-guest demo vm install \
-	eval-build eval-kprobe \
+	eval-build eval eval-quick eval-kprobe \
 	kernel-config kernel-reset kernel-status export-patches check-apply check-series \
 	checkpatch clean distclean
 

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * attach: how long attaching and detaching N kprobe programs takes,
+ * globally and in a kernel view, and what a view costs in memory.  Runs in
+ * the guest (eval/bench-attach boots it).
+ *
+ * Two series of N = 1, 2, 4, ..., 64 kprobes:
+ *
+ *   spread  N distinct functions, chosen evenly over the kernel's text
+ *           (ftrace-able, and accepted by a kprobe): in a view, about one
+ *           private page per probe;
+ *   same    N programs on one function (vfs_read): one page however many.
+ *
+ * For each, "global" attaches N links for everyone, "kview" makes a view
+ * for an idle process and attaches them in it; attach time includes making
+ * the view, detach time destroying it.  Times are guest time (icount:
+ * instructions, plus the idle time the guest waits, e.g. for RCU grace
+ * periods, at which the clock jumps).  Memory is the view's own account
+ * (KVIEW_IOC_INFO: patched sites, private text pages, private page-table
+ * pages, bytes), next to what a private copy of the whole kernel text
+ * (_stext.._etext) per view would take.  Round 0 is a warm-up.
+ *
+ *   attach ROUNDS MAXN OUT.csv TEXT.csv
+ */
+#include "evalutil.h"
+#include "kprobe_count.skel.h"
+
+#define MAXN 64
+
+static char funcs[MAXN][256];
+static int nfuncs;
+
+/* The functions ftrace can trace (so kprobes can), sorted, for bsearch(). */
+static char **traceable;
+static size_t ntraceable;
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void load_traceable(void)
+{
+	const char *path = "/sys/kernel/tracing/available_filter_functions";
+	size_t cap = 0;
+	char line[512];
+	FILE *f = fopen(path, "r");
+
+	check(f, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, " \t\n[")] = '\0';
+		if (ntraceable == cap) {
+			cap = cap ? 2 * cap : 65536;
+			traceable = realloc(traceable, cap * sizeof(*traceable));
+			check(traceable, "out of memory");
+		}
+		traceable[ntraceable] = strdup(line);
+		check(traceable[ntraceable++], "out of memory");
+	}
+	fclose(f);
+	qsort(traceable, ntraceable, sizeof(*traceable), cmp_str);
+}
+
+static bool is_traceable(const char *name)
+{
+	return bsearch(&name, traceable, ntraceable, sizeof(*traceable), cmp_str);
+}
+
+/*
+ * MAXN functions spread evenly over the kernel text's traceable functions
+ * (kallsyms lists the text in address order), each accepted by a kprobe
+ * (which refuses blacklisted functions and names kallsyms has twice):
+ * tried globally one by one.
+ */
+static void pick_functions(struct kprobe_count *skel, unsigned long stext,
+			   unsigned long etext)
+{
+	char line[512], sym[256], t, **cand = NULL;
+	size_t ncand = 0, cap = 0, i;
+	libbpf_print_fn_t old;
+	unsigned long addr;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	check(f, "/proc/kallsyms: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx %c %255s", &addr, &t, sym) != 3 ||
+		    (t != 't' && t != 'T') || addr < stext || addr >= etext ||
+		    !is_traceable(sym))
+			continue;
+		if (ncand && !strcmp(cand[ncand - 1], sym))
+			continue;
+		if (ncand == cap) {
+			cap = cap ? 2 * cap : 65536;
+			cand = realloc(cand, cap * sizeof(*cand));
+			check(cand, "out of memory");
+		}
+		cand[ncand] = strdup(sym);
+		check(cand[ncand++], "out of memory");
+	}
+	fclose(f);
+	check(ncand >= 2 * MAXN, "only %zu traceable functions", ncand);
+
+	old = libbpf_set_print(NULL);	/* refusals are expected here */
+	for (i = 0; nfuncs < MAXN; i++) {
+		struct bpf_link *l;
+
+		/* The next candidate at or after the even spot. */
+		if (i < (size_t)nfuncs * ncand / MAXN)
+			i = (size_t)nfuncs * ncand / MAXN;
+		if (i >= ncand)
+			break;
+		l = bpf_program__attach_kprobe(skel->progs.count_read, false, cand[i]);
+		if (!l)
+			continue;
+		bpf_link__destroy(l);
+		snprintf(funcs[nfuncs++], sizeof(funcs[0]), "%s", cand[i]);
+	}
+	libbpf_set_print(old);
+	for (i = 0; i < ncand; i++)
+		free(cand[i]);
+	free(cand);
+	check(nfuncs == MAXN, "found only %d kprobe-able functions", nfuncs);
+}
+
+struct result {
+	long long attach_ns, detach_ns;
+	struct kview_info info;
+};
+
+static void one(struct kprobe_count *skel, bool spread, bool in_view, int n,
+		pid_t idle, struct result *res)
+{
+	struct bpf_link *links[MAXN];
+	struct kview *kv = NULL;
+	long long t0;
+	int i;
+
+	memset(res, 0, sizeof(*res));
+	t0 = now_ns();
+	if (in_view) {
+		kv = kview__create(idle, NULL);
+		check(kv, "kview__create: %s", strerror(errno));
+		check(!kview__enter_scope(kv), "enter scope: %s", strerror(errno));
+	}
+	for (i = 0; i < n; i++) {
+		const char *fn = spread ? funcs[i] : "vfs_read";
+
+		links[i] = bpf_program__attach_kprobe(skel->progs.count_read, false, fn);
+		check(links[i], "attach kprobe %s (%s): %s", fn,
+		      in_view ? "kview" : "global", strerror(errno));
+	}
+	if (kv)
+		check(!kview__leave_scope(kv), "leave scope: %s", strerror(errno));
+	res->attach_ns = now_ns() - t0;
+	if (kv)
+		check(!kview__info(kv, &res->info), "info: %s", strerror(errno));
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		bpf_link__destroy(links[i]);
+	kview__destroy(kv);
+	res->detach_ns = now_ns() - t0;
+}
+
+int main(int argc, char **argv)
+{
+	char *sleeper[] = { "sleep", "100000", NULL };
+	unsigned long stext, etext;
+	struct kprobe_count *skel;
+	int rounds, maxn, r, n, s, v;
+	struct result res;
+	FILE *out, *text;
+	pid_t idle;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: attach ROUNDS MAXN OUT.csv TEXT.csv\n");
+		return 2;
+	}
+	rounds = atoi(argv[1]);
+	maxn = atoi(argv[2]);
+	check(rounds >= 1 && maxn >= 1 && maxn <= MAXN, "ROUNDS >= 1, MAXN 1..%d", MAXN);
+	skel = kprobe_count__open_and_load();
+	check(skel, "load: %s", strerror(errno));
+	stext = ksym("_stext");
+	etext = ksym("_etext");
+	load_traceable();
+	pick_functions(skel, stext, etext);
+
+	text = fopen(argv[4], "w");
+	check(text, "%s: %s", argv[4], strerror(errno));
+	fprintf(text, "text_bytes,text_pages,pt_pages_4k,first_function,last_function\n");
+	fprintf(text, "%lu,%lu,%lu,%s,%s\n", etext - stext, (etext - stext + 4095) / 4096,
+		(etext - stext + (2UL << 20) - 1) >> 21, funcs[0], funcs[MAXN - 1]);
+	fclose(text);
+
+	out = fopen(argv[3], "w");
+	check(out, "%s: %s", argv[3], strerror(errno));
+	fprintf(out, "bench,clock,series,mode,n,round,warmup,attach_ns,detach_ns,patches,pages,pt_pages,bytes\n");
+	idle = spawn_stopped(sleeper);
+	resume(idle);
+	for (r = 0; r <= rounds; r++) {
+		for (s = 0; s < 2; s++) {
+			for (n = 1; n <= maxn; n *= 2) {
+				for (v = 0; v < 2; v++) {
+					bool in_view = (v + r) % 2;
+
+					one(skel, !s, in_view, n, idle, &res);
+					fprintf(out, "attach,%s,%s,%s,%d,%d,%d,%lld,%lld,%u,%u,%u,%llu\n",
+						clock_name(), s ? "same" : "spread",
+						in_view ? "kview" : "global", n, r, r == 0,
+						res.attach_ns, res.detach_ns, res.info.nr_patches,
+						res.info.nr_pages, res.info.nr_pt_pages,
+						(unsigned long long)res.info.bytes);
+					fflush(out);
+				}
+			}
+			progress("round %d/%d: %s series, N = 1..%d, global and kview", r,
+				 rounds, s ? "same" : "spread", maxn);
+		}
+	}
+	kill(idle, SIGKILL);
+	wait_exit(idle);
+	kprobe_count__destroy(skel);
+	fclose(out);
+	return 0;
+}

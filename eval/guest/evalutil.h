@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the evaluation's guest drivers: clocks, CPU time out
+ * of rusage, attaching one program to a named hook (globally or inside a
+ * view's scope), and a progress line.
+ */
+#ifndef KVIEW_EVAL_EVALUTIL_H
+#define KVIEW_EVAL_EVALUTIL_H
+
+#include <stdarg.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "kvtest.h"
+
+static inline long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* utime + stime: the scheduler's sum_exec_runtime, at 1 us resolution. */
+static inline long long ru_cpu_ns(const struct rusage *ru)
+{
+	return (ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000000LL +
+	       (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000LL;
+}
+
+/* Wait for @pid, which must exit 0 (or die of @sig when @sig != 0). */
+static inline long long reap_cpu_ns(pid_t pid, int sig, const char *what)
+{
+	struct rusage ru;
+	int st;
+
+	check(wait4(pid, &st, 0, &ru) == pid, "wait4 %s: %s", what, strerror(errno));
+	if (sig)
+		check((WIFSIGNALED(st) && WTERMSIG(st) == sig) ||
+		      (WIFEXITED(st) && !WEXITSTATUS(st)),
+		      "%s ended with status %#x", what, st);
+	else
+		check(WIFEXITED(st) && !WEXITSTATUS(st), "%s failed: status %#x",
+		      what, st);
+	return ru_cpu_ns(&ru);
+}
+
+/*
+ * Attach @prog to hook @name: "cat/event" for a tracepoint program, a
+ * function name for a kprobe or kretprobe program; @cookie is what
+ * bpf_get_attach_cookie() returns in it.  NULL with errno on failure.
+ */
+static inline struct bpf_link *attach_hook(struct bpf_program *prog,
+					   const char *name, bool retprobe,
+					   unsigned long long cookie)
+{
+	enum bpf_prog_type type = bpf_program__type(prog);
+	char cat[64];
+	const char *slash;
+
+	if (type == BPF_PROG_TYPE_KPROBE) {
+		LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = cookie,
+			    .retprobe = retprobe);
+
+		return bpf_program__attach_kprobe_opts(prog, name, &ko);
+	}
+	if (type == BPF_PROG_TYPE_TRACEPOINT) {
+		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = cookie);
+
+		slash = strchr(name, '/');
+		check(slash && slash - name < (long)sizeof(cat), "bad tracepoint %s", name);
+		snprintf(cat, sizeof(cat), "%.*s", (int)(slash - name), name);
+		return bpf_program__attach_tracepoint_opts(prog, cat, slash + 1, &to);
+	}
+	errno = EINVAL;
+	return NULL;
+}
+
+/* Which clock guest time is: "icount" (instructions) or "wall" ($EVAL_CLOCK). */
+static inline const char *clock_name(void)
+{
+	const char *c = getenv("EVAL_CLOCK");
+
+	return c && *c ? c : "icount";
+}
+
+/* A progress line on stdout ("[eval] " is added by the host script). */
+static inline void progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+#endif

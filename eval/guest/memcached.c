@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memcached: what tracing one process costs memcached, which is not
+ * traced, under each way of limiting the tracing to that process.  Runs
+ * in the guest (eval/bench-memcached boots it).
+ *
+ * Per run: a traced process starts (traced_loop(): a TCP round trip over
+ * loopback, a read of /dev/zero, and a 100 ms epoll_wait, in a loop), N
+ * programs are attached for it in the run's mode, the guest rests a second
+ * (deferred work of the attach and of the previous run settles), memcached
+ * starts (Debian's, one worker thread, on 127.0.0.1), memcaslap (Debian's
+ * libmemcached-tools) drives it for SECONDS of guest time, and everything
+ * is stopped and detached.  Modes:
+ *
+ *   none   nothing attached
+ *   post   attached globally; every event goes to a ring buffer with its
+ *          pid; a consumer thread of this process keeps the traced ones
+ *   in     attached globally; "pid == traced" first thing in the program
+ *   pre    a filter view: hooks armed for everyone, programs skipped for
+ *          processes outside the view before they run (patch 0014)
+ *   kview  the traced process's kernel view
+ *
+ * N programs go round the hook list below: syscall tracepoints memcached
+ * and memcaslap hit on every request (read, sendmsg, epoll_wait), kprobes
+ * on the socket, TCP, epoll and VFS paths, and network tracepoints.
+ * Rounds interleave the modes in a rotating order; round 0 (one run of
+ * each mode at the first N, plus one "census" run) is a warm-up.  The
+ * census attaches one counting program per hook globally for everyone
+ * and says how often memcached's requests hit each hook.
+ *
+ *   memcached ROUNDS SECONDS NS MODES OUT.csv [CENSUS.csv]
+ *     NS: comma-separated program counts (e.g. 1,4,16,64)
+ *     MODES: comma-separated, of none,post,in,pre,kview
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+
+#include "evalutil.h"
+#include "memcached_hooks.h"
+#include "memcached_hooks.skel.h"
+
+#define MC_PORT 11211
+#define MAX_NS 16
+#define MAX_MODES 8
+
+static const struct hook {
+	const char *name;	/* "cat/event": tracepoint; else kprobe */
+} hooks[] = {
+	{ "syscalls/sys_enter_read" },
+	{ "tcp_sendmsg" },
+	{ "syscalls/sys_enter_sendmsg" },
+	{ "tcp_recvmsg" },
+	{ "syscalls/sys_enter_epoll_wait" },
+	{ "vfs_read" },
+	{ "syscalls/sys_exit_read" },
+	{ "sock_read_iter" },
+	{ "syscalls/sys_exit_sendmsg" },
+	{ "do_epoll_wait" },
+	{ "syscalls/sys_exit_epoll_wait" },
+	{ "tcp_v4_rcv" },
+	{ "net/net_dev_queue" },
+	{ "__dev_queue_xmit" },
+	{ "net/netif_rx" },
+	{ "tcp_rcv_established" },
+};
+#define NHOOKS (int)(sizeof(hooks) / sizeof(hooks[0]))
+
+static bool is_tracepoint(const struct hook *h)
+{
+	return strchr(h->name, '/');
+}
+
+/* ---- the traced process ---------------------------------------------- */
+
+/*
+ * Its own syscall and network work, paced by a 100 ms epoll_wait on an
+ * empty set so that it is light (about ten iterations per second of guest
+ * time, each hitting every hook of the list at least once): the events it
+ * produces are real, and its CPU share, which it pays in every mode but
+ * none and which the single vCPU takes from memcached, stays small (the
+ * CSV has it: traced_cpu_ns).  @iters counts iterations (shared memory).
+ */
+static void __attribute__((noreturn)) traced_loop(volatile unsigned long *iters)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	int lfd, c, s, zero, ep, idle, one = 1;
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	char buf[64] = { 0 };
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	check(lfd >= 0 && !bind(lfd, (void *)&a, sizeof(a)) && !listen(lfd, 1) &&
+	      !getsockname(lfd, (void *)&a, &alen), "traced: listen: %s", strerror(errno));
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	check(c >= 0 && !connect(c, (void *)&a, sizeof(a)), "traced: connect: %s",
+	      strerror(errno));
+	s = accept(lfd, NULL, NULL);
+	check(s >= 0, "traced: accept: %s", strerror(errno));
+	setsockopt(c, IPPROTO_TCP, 1 /* TCP_NODELAY */, &one, sizeof(one));
+	setsockopt(s, IPPROTO_TCP, 1 /* TCP_NODELAY */, &one, sizeof(one));
+	zero = open("/dev/zero", O_RDONLY);
+	ep = epoll_create1(0);
+	idle = epoll_create1(0);
+	check(zero >= 0 && ep >= 0 && idle >= 0, "traced: %s", strerror(errno));
+	check(!epoll_ctl(ep, EPOLL_CTL_ADD, s, &ev), "traced: epoll_ctl: %s", strerror(errno));
+	for (;;) {
+		check(sendmsg(c, &msg, 0) == sizeof(buf), "traced: sendmsg: %s", strerror(errno));
+		check(epoll_wait(ep, &out, 1, 1000) == 1, "traced: epoll_wait");
+		check(read(s, buf, sizeof(buf)) == sizeof(buf), "traced: read");
+		check(sendmsg(s, &msg, 0) == sizeof(buf), "traced: sendmsg back");
+		check(read(c, buf, sizeof(buf)) == sizeof(buf), "traced: read back");
+		check(read(zero, buf, sizeof(buf)) == sizeof(buf), "traced: read /dev/zero");
+		epoll_wait(idle, &out, 1, 100);
+		(*iters)++;
+	}
+}
+
+/* ---- the post mode's consumer ---------------------------------------- */
+
+struct consumer {
+	struct ring_buffer *rb;
+	pthread_t thread;
+	volatile bool stop;
+	pid_t traced;
+	unsigned long long mine[MC_MAX_HOOKS];	/* the traced process's, by attachment */
+	unsigned long long others;		/* dropped by the filter */
+	long long cpu_ns;			/* the thread's CPU time */
+};
+
+static int consume(void *ctx, void *data, size_t size)
+{
+	struct consumer *c = ctx;
+	const struct mc_event *e = data;
+
+	if (size < sizeof(*e))
+		return 0;
+	if (e->tgid == (__u32)c->traced && e->hook < MC_MAX_HOOKS)
+		c->mine[e->hook]++;
+	else
+		c->others++;
+	return 0;
+}
+
+static void *consumer_main(void *arg)
+{
+	struct consumer *c = arg;
+	struct timespec ts;
+	int err;
+
+	while (!c->stop) {
+		err = ring_buffer__poll(c->rb, 100);
+		check(err >= 0 || err == -EINTR, "ring_buffer__poll: %d", err);
+	}
+	ring_buffer__consume(c->rb);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	c->cpu_ns = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return NULL;
+}
+
+/* ---- memcached and memcaslap ----------------------------------------- */
+
+static pid_t start_memcached(void)
+{
+	char port[16];
+	char *argv[] = { "memcached", "-u", "root", "-l", "127.0.0.1", "-p", port,
+			 "-U", "0", "-t", "1", "-m", "64", NULL };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(MC_PORT) };
+	pid_t pid;
+	int i, fd;
+
+	snprintf(port, sizeof(port), "%d", MC_PORT);
+	pid = fork();
+	check(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "exec memcached: %s\n", strerror(errno));
+		_exit(127);
+	}
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (i = 0; i < 1000; i++) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		check(fd >= 0, "socket: %s", strerror(errno));
+		if (!connect(fd, (void *)&a, sizeof(a))) {
+			close(fd);
+			return pid;
+		}
+		close(fd);
+		usleep(10000);
+	}
+	fail("memcached did not listen on 127.0.0.1:%d in 10 s", MC_PORT);
+}
+
+/* Run memcaslap for @seconds; its reported ops and TPS, its CPU time. */
+static void run_memcaslap(int seconds, unsigned long long *ops,
+			  unsigned long long *tps, long long *cpu_ns)
+{
+	char server[32], time_arg[16], out[8192];
+	char *argv[] = { "memcaslap", "-s", server, "-t", time_arg, "-T", "1",
+			 "-c", "8", "-w", "1k", NULL };
+	const char *p;
+	size_t len = 0;
+	ssize_t n;
+	int fds[2];
+	pid_t pid;
+
+	snprintf(server, sizeof(server), "127.0.0.1:%d", MC_PORT);
+	snprintf(time_arg, sizeof(time_arg), "%ds", seconds);
+	check(!pipe(fds), "pipe: %s", strerror(errno));
+	pid = fork();
+	check(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "exec memcaslap: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += n;
+	out[len] = '\0';
+	close(fds[0]);
+	*cpu_ns = reap_cpu_ns(pid, 0, "memcaslap");
+	p = strstr(out, "Run time:");
+	check(p && sscanf(p, "Run time: %*fs Ops: %llu TPS: %llu", ops, tps) == 2,
+	      "memcaslap printed no result line:\n%s", out);
+	check(*ops > 0 && *tps > 0, "memcaslap did no work:\n%s", out);
+}
+
+/* ---- one run ------------------------------------------------------------ */
+
+enum mode { NONE, POST, IN, PRE, KVIEW, CENSUS };
+static const char *const mode_names[] = { "none", "post", "in", "pre", "kview", "census" };
+
+struct run {
+	enum mode mode;
+	int n, round;
+	bool warmup;
+	int seconds;
+	/* results */
+	unsigned long long ops, tps, traced_events, other_events, drops;
+	unsigned long long per_attach[MC_MAX_HOOKS];
+	long long memcached_cpu, memcaslap_cpu, traced_cpu, tracer_cpu;
+	long long attach_ns, detach_ns;
+	unsigned long traced_iters;
+	struct kview_info info;
+};
+
+/* Copy @copy of the kprobe or the tracepoint program. */
+static struct bpf_program *program(struct memcached_hooks *skel, bool tp, int copy)
+{
+	struct bpf_program *kp[MC_COPIES] = {
+		skel->progs.on_kprobe0, skel->progs.on_kprobe1,
+		skel->progs.on_kprobe2, skel->progs.on_kprobe3,
+	};
+	struct bpf_program *t[MC_COPIES] = {
+		skel->progs.on_tracepoint0, skel->progs.on_tracepoint1,
+		skel->progs.on_tracepoint2, skel->progs.on_tracepoint3,
+	};
+
+	check(copy < MC_COPIES, "no copy %d of the programs", copy);
+	return tp ? t[copy] : kp[copy];
+}
+
+static void do_run(struct run *r, volatile unsigned long *iters)
+{
+	struct bpf_link *links[MC_MAX_HOOKS] = { 0 };
+	struct memcached_hooks *skel = NULL;
+	struct consumer cons = { 0 };
+	struct kview *kv = NULL;
+	pid_t traced, mc;
+	long long t0;
+	int i;
+
+	*iters = 0;
+	traced = fork();
+	check(traced >= 0, "fork: %s", strerror(errno));
+	if (!traced)
+		traced_loop(iters);
+
+	if (r->mode != NONE) {
+		skel = memcached_hooks__open();
+		check(skel, "open: %s", strerror(errno));
+		if (r->mode == IN)
+			skel->rodata->filter_tgid = traced;
+		if (r->mode == POST)
+			skel->rodata->post = true;
+		check(!memcached_hooks__load(skel), "load: %s", strerror(errno));
+	}
+
+	t0 = now_ns();
+	if (r->mode == PRE || r->mode == KVIEW) {
+		LIBBPF_OPTS(kview_opts, o, .filter = r->mode == PRE);
+
+		kv = kview__create(traced, &o);
+		check(kv, "kview__create: %s", strerror(errno));
+		check(!kview__enter_scope(kv), "enter scope: %s", strerror(errno));
+	}
+	for (i = 0; r->mode != NONE && i < r->n; i++) {
+		const struct hook *h = &hooks[i % NHOOKS];
+		struct bpf_program *prog = program(skel, is_tracepoint(h), i / NHOOKS);
+
+		links[i] = attach_hook(prog, h->name, false, i);
+		check(links[i], "attach %s (%s, program %d): %s", h->name,
+		      mode_names[r->mode], i, strerror(errno));
+	}
+	if (kv)
+		check(!kview__leave_scope(kv), "leave scope: %s", strerror(errno));
+	r->attach_ns = now_ns() - t0;
+	if (kv)
+		check(!kview__info(kv, &r->info), "kview info: %s", strerror(errno));
+
+	if (r->mode == POST) {
+		cons.traced = traced;
+		cons.rb = ring_buffer__new(bpf_map__fd(skel->maps.events), consume, &cons, NULL);
+		check(cons.rb, "ring_buffer__new: %s", strerror(errno));
+		check(!pthread_create(&cons.thread, NULL, consumer_main, &cons),
+		      "pthread_create");
+	}
+
+	/* Let deferred work of the attach and of the previous run finish. */
+	sleep(1);
+	mc = start_memcached();
+	run_memcaslap(r->seconds, &r->ops, &r->tps, &r->memcaslap_cpu);
+	kill(mc, SIGTERM);
+	r->memcached_cpu = reap_cpu_ns(mc, SIGTERM, "memcached");
+	kill(traced, SIGKILL);
+	r->traced_cpu = reap_cpu_ns(traced, SIGKILL, "traced process");
+	r->traced_iters = *iters;
+
+	if (r->mode == POST) {
+		cons.stop = true;
+		pthread_join(cons.thread, NULL);
+		ring_buffer__free(cons.rb);
+		r->tracer_cpu = cons.cpu_ns;
+		r->other_events = cons.others;
+		memcpy(r->per_attach, cons.mine, sizeof(r->per_attach));
+		r->drops = map_u32_count(bpf_map__fd(skel->maps.drops), 0);
+	} else if (r->mode != NONE) {
+		for (i = 0; i < r->n; i++)
+			r->per_attach[i] = map_u32_count(bpf_map__fd(skel->maps.counts), i);
+	}
+	for (i = 0; r->mode != NONE && r->mode != CENSUS && i < r->n; i++)
+		r->traced_events += r->per_attach[i];
+
+	t0 = now_ns();
+	for (i = 0; i < r->n; i++)
+		bpf_link__destroy(links[i]);
+	kview__destroy(kv);
+	r->detach_ns = now_ns() - t0;
+	memcached_hooks__destroy(skel);
+
+	/*
+	 * The tracing was real: with the traced process's events going
+	 * through every program, each attachment saw some.
+	 */
+	for (i = 0; r->mode != NONE && r->mode != CENSUS && i < r->n; i++)
+		check(r->per_attach[i] > 0,
+		      "%s, N=%d: program %d (%s) saw no event of the traced process",
+		      mode_names[r->mode], r->n, i, hooks[i % NHOOKS].name);
+}
+
+static int parse_list(char *s, int *out, int max, const char *const *names, int nnames)
+{
+	char *tok, *save = NULL;
+	int n = 0, i;
+
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		check(n < max, "too many items in the list");
+		if (!names) {
+			out[n] = atoi(tok);
+			check(out[n] >= 1 && out[n] <= MC_MAX_HOOKS,
+			      "N must be 1..%d, not %s", MC_MAX_HOOKS, tok);
+			n++;
+			continue;
+		}
+		for (i = 0; i < nnames && strcmp(tok, names[i]); i++)
+			;
+		check(i < nnames, "unknown mode %s (none, post, in, pre, kview)", tok);
+		out[n++] = i;
+	}
+	check(n > 0, "empty list");
+	return n;
+}
+
+static void emit(FILE *out, const struct run *r)
+{
+	long long untraced = r->memcached_cpu + r->memcaslap_cpu;
+
+	fprintf(out, "memcached,%s,%s,%d,%d,%d,%llu,%llu,%lld,%.1f,%.1f,%lld,%lld,%lu,%lld,%llu,%llu,%llu,%lld,%lld,%lld,%u,%u,%u,%llu\n",
+		clock_name(), mode_names[r->mode], r->n, r->round, r->warmup, r->tps, r->ops, untraced,
+		(double)untraced / r->ops, (double)r->memcached_cpu / r->ops,
+		r->memcached_cpu, r->memcaslap_cpu,
+		r->traced_iters, r->traced_cpu, r->traced_events, r->other_events,
+		r->drops, r->tracer_cpu, r->attach_ns, r->detach_ns,
+		r->info.nr_patches, r->info.nr_pages, r->info.nr_pt_pages,
+		(unsigned long long)r->info.bytes);
+	fflush(out);
+}
+
+int main(int argc, char **argv)
+{
+	int rounds, seconds, ns[MAX_NS], nn, modes[MAX_MODES], nm, r, j, i;
+	volatile unsigned long *iters;
+	FILE *out, *census = NULL;
+	struct run run;
+
+	if (argc != 6 && argc != 7) {
+		fprintf(stderr, "usage: memcached ROUNDS SECONDS NS MODES OUT.csv [CENSUS.csv]\n");
+		return 2;
+	}
+	rounds = atoi(argv[1]);
+	seconds = atoi(argv[2]);
+	check(rounds >= 1 && seconds >= 1, "ROUNDS and SECONDS must be >= 1");
+	nn = parse_list(argv[3], ns, MAX_NS, NULL, 0);
+	nm = parse_list(argv[4], modes, MAX_MODES, mode_names, KVIEW + 1);
+	out = fopen(argv[5], "w");
+	check(out, "%s: %s", argv[5], strerror(errno));
+	fprintf(out, "bench,clock,mode,n,round,warmup,tps,ops,untraced_cpu_ns,cpu_ns_per_op,memcached_ns_per_op,memcached_cpu_ns,memcaslap_cpu_ns,traced_iters,traced_cpu_ns,traced_events,other_events,drops,tracer_cpu_ns,attach_ns,detach_ns,view_patches,view_pages,view_pt_pages,view_bytes\n");
+	iters = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	check(iters != MAP_FAILED, "mmap: %s", strerror(errno));
+	signal(SIGPIPE, SIG_IGN);
+
+	if (argc == 7) {
+		/* Census: one counting program per hook, for everyone. */
+		memset(&run, 0, sizeof(run));
+		run.mode = CENSUS;
+		run.n = NHOOKS;
+		run.warmup = true;
+		run.seconds = seconds;
+		do_run(&run, iters);
+		census = fopen(argv[6], "w");
+		check(census, "%s: %s", argv[6], strerror(errno));
+		fprintf(census, "hook,kind,events,ops,events_per_op\n");
+		for (i = 0; i < NHOOKS; i++)
+			fprintf(census, "%s,%s,%llu,%llu,%.3f\n", hooks[i].name,
+				is_tracepoint(&hooks[i]) ? "tracepoint" : "kprobe",
+				run.per_attach[i], run.ops,
+				(double)run.per_attach[i] / run.ops);
+		fclose(census);
+		progress("census: %d hooks, %llu memcached ops in %d s", NHOOKS, run.ops, seconds);
+	}
+
+	for (r = 0; r <= rounds; r++) {
+		for (j = 0; j < (r ? nn : 1); j++) {
+			for (i = 0; i < nm; i++) {
+				memset(&run, 0, sizeof(run));
+				run.mode = modes[(i + r + j) % nm];
+				run.n = ns[j];
+				run.round = r;
+				run.warmup = !r;
+				run.seconds = seconds;
+				do_run(&run, iters);
+				emit(out, &run);
+				progress("round %d/%d N=%-2d %-5s %7llu ops/s  memcached %6.0f ns/op  traced events %llu%s",
+					 r, rounds, run.n, mode_names[run.mode], run.tps,
+					 (double)run.memcached_cpu / run.ops,
+					 run.traced_events, run.warmup ? "  (warm-up)" : "");
+			}
+		}
+	}
+	fclose(out);
+	return 0;
+}
