@@ -104,7 +104,7 @@ include $(ROOT)/eval/build.mk
 
 ## test            build everything, run host tests and the in-guest suite
 test: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory all eval-build
 	$(Q)$(ROOT)/tests/run
 
 test-host:

@@ -40,8 +40,13 @@ boot_and_run() {
 	date -u +%Y-%m-%dT%H:%MZ >"$out/measured-at"
 }
 
-# awk helper: two-sided 95% Student t quantile for df degrees of freedom.
-AWK_T95='function t95(df) {
+# awk helpers: t95(df), the two-sided 95% Student t quantile; ci(sum,
+# sumsq, n), the half-width of the 95% confidence interval of a mean.
+AWK_STATS='function t95(df) {
 	split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", T, " ")
 	return df < 1 ? 0 : (df <= 30 ? T[df] : 1.96)
+}
+function ci(sum, sq, m,   mean, var) {
+	mean = sum / m; var = m > 1 ? (sq - m * mean * mean) / (m - 1) : 0
+	return m > 1 ? t95(m - 1) * sqrt(var > 0 ? var : 0) / sqrt(m) : 0
 }'

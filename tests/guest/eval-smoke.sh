@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# eval-smoke.sh: the evaluation's guest drivers, at the smallest scale, so
+# that `make eval` cannot rot unnoticed.  Behaviour only, no timings: each
+# driver exits 0 (they check themselves that every program saw the traced
+# process's events, and that script 09 in a view counted exactly the traced
+# dd's reads), writes the rows it should, and leaves no view behind.
+set -u
+B=${KVIEW_BUILD:?}
+E=$B/eval/guest
+out=$(mktemp -d)
+fails=0
+bad() { echo "# FAIL: $*"; fails=$((fails + 1)); }
+rows() { awk -F, -v m="$2" 'NR > 1 && $0 ~ m' "$1" | wc -l; }
+
+"$E/memcached" 1 1 1,16 none,post,in,pre,kview "$out/mc.csv" "$out/census.csv" >/dev/null ||
+	bad "memcached driver failed"
+# warm-up: 5 runs at N=1; round 1: 5 runs at N=1 and 5 at N=16.
+[ "$(rows "$out/mc.csv" .)" = 15 ] || bad "memcached: $(rows "$out/mc.csv" .) rows, expected 15"
+[ "$(rows "$out/census.csv" .)" = 16 ] || bad "census: $(rows "$out/census.csv" .) hooks, expected 16"
+awk -F, 'NR > 1 && $3 == "kview" && ($22 == 0 || $25 == 0) { exit 1 }' "$out/mc.csv" ||
+	bad "memcached: a kview run without patched sites or view memory"
+
+"$E/per-event" 1 2000 "$out/pe.csv" 02 06 09 >/dev/null || bad "per-event driver failed"
+# control + 02 (global, kview) + 06 (global only) + 09 (global, kview), twice.
+[ "$(rows "$out/pe.csv" .)" = 12 ] || bad "per-event: $(rows "$out/pe.csv" .) rows, expected 12"
+[ "$(rows "$out/pe.csv" ',06,uprobe,kview,')" = 0 ] || bad "per-event: uprobe ran in a view"
+
+"$E/attach" 1 4 "$out/at.csv" "$out/text.csv" >/dev/null || bad "attach driver failed"
+# 2 rounds x 2 series x N in 1,2,4 x 2 modes.
+[ "$(rows "$out/at.csv" .)" = 24 ] || bad "attach: $(rows "$out/at.csv" .) rows, expected 24"
+awk -F, 'NR > 1 && $3 == "spread" && $4 == "kview" && $11 != $5 { exit 1 }' "$out/at.csv" ||
+	bad "attach: a spread view without one private page per probe"
+
+for i in $(seq 50); do
+	grep -q '^views 0$' /sys/kernel/debug/kview/stats && break
+	sleep 0.1
+done
+grep -q '^views 0$' /sys/kernel/debug/kview/stats ||
+	bad "views left behind: $(tr '\n' ' ' </sys/kernel/debug/kview/stats)"
+rm -rf "$out"
+[ "$fails" = 0 ]
