@@ -35,6 +35,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <sys/epoll.h>
@@ -105,8 +106,8 @@ static void __attribute__((noreturn)) traced_loop(volatile unsigned long *iters)
 	      strerror(errno));
 	s = accept(lfd, NULL, NULL);
 	check(s >= 0, "traced: accept: %s", strerror(errno));
-	setsockopt(c, IPPROTO_TCP, 1 /* TCP_NODELAY */, &one, sizeof(one));
-	setsockopt(s, IPPROTO_TCP, 1 /* TCP_NODELAY */, &one, sizeof(one));
+	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	zero = open("/dev/zero", O_RDONLY);
 	ep = epoll_create1(0);
 	idle = epoll_create1(0);
