@@ -27,7 +27,7 @@ $(EVAL_OUT)/summarize: $(ROOT)/eval/tools/summarize.c
 	@echo "  CC      eval/tools/summarize"
 	$(Q)$(CC) $(CFLAGS) $< -o $@ -lm
 
-## eval            the whole evaluation (about 80 minutes): eval/results/<date>-full/
+## eval            the whole evaluation (about an hour): eval/results/<date>-full/
 eval: all eval-build
 	$(Q)$(ROOT)/eval/run full
 
