@@ -39,6 +39,18 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Append a copy of @s to the growing array *@v of *@n strings. */
+static void push(char ***v, size_t *n, size_t *cap, const char *s)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 65536;
+		*v = realloc(*v, *cap * sizeof(**v));
+		check(*v, "out of memory");
+	}
+	(*v)[*n] = strdup(s);
+	check((*v)[(*n)++], "out of memory");
+}
+
 static void load_traceable(void)
 {
 	const char *path = "/sys/kernel/tracing/available_filter_functions";
@@ -49,13 +61,7 @@ static void load_traceable(void)
 	check(f, "%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, " \t\n[")] = '\0';
-		if (ntraceable == cap) {
-			cap = cap ? 2 * cap : 65536;
-			traceable = realloc(traceable, cap * sizeof(*traceable));
-			check(traceable, "out of memory");
-		}
-		traceable[ntraceable] = strdup(line);
-		check(traceable[ntraceable++], "out of memory");
+		push(&traceable, &ntraceable, &cap, line);
 	}
 	fclose(f);
 	qsort(traceable, ntraceable, sizeof(*traceable), cmp_str);
@@ -89,13 +95,7 @@ static void pick_functions(struct kprobe_count *skel, unsigned long stext,
 			continue;
 		if (ncand && !strcmp(cand[ncand - 1], sym))
 			continue;
-		if (ncand == cap) {
-			cap = cap ? 2 * cap : 65536;
-			cand = realloc(cand, cap * sizeof(*cand));
-			check(cand, "out of memory");
-		}
-		cand[ncand] = strdup(sym);
-		check(cand[ncand++], "out of memory");
+		push(&cand, &ncand, &cap, sym);
 	}
 	fclose(f);
 	check(ncand >= 2 * MAXN, "only %zu traceable functions", ncand);

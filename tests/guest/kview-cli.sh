@@ -24,6 +24,23 @@ stats_clean() {
 	esac
 }
 
+# The syscall_count attach started as $A ends: exit 0, the target's
+# syscalls and nobody else's in its output, no syscall-work flag left.
+# $1: the mode ("" for a kernel view), $2: the output files' name, $3: the
+# stats_clean label.
+syscall_attach_done() {
+	local p=${1:+$1: } out=$KVIEW_RESULTS/$2.out rc
+	wait $A
+	rc=$?
+	say "attach${1:+ --mode $1}: exit $rc"
+	sed 's/^/#   /' "$KVIEW_RESULTS/$2.err" "$out"
+	[ $rc = 0 ] || bad "attach${1:+ --mode $1} exited $rc"
+	grep -q "^  {pid=$T, nr=[0-9]*}: [1-9]" "$out" || bad "${p}no syscalls of the target"
+	grep -v "pid=$T," "$out" | grep -q "^  {pid=" && bad "${p}syscalls of other processes"
+	[ -s /sys/kernel/debug/kview/syscall_work ] && bad "${p}syscall-work flags left after the detach"
+	stats_clean "$3"
+}
+
 # expect_error "what" "message regex" kview-args...: exit 1, one line.
 expect_error() {
 	local what=$1 re=$2 out rc lines
@@ -118,15 +135,7 @@ printf '%s\n' "$list" | grep -q "tracepoint raw_syscalls:sys_enter at 0x" ||
 work=$(awk '{print $2}' /sys/kernel/debug/kview/syscall_work | sort -u | tr '\n' ' ')
 say "processes with the syscall-work flag: $work"
 [ "$work" = "$T " ] || bad "syscall-work flag on '$work', expected the target $T only"
-wait $A
-rc=$?
-say "attach: exit $rc"
-sed 's/^/#   /' "$KVIEW_RESULTS/cli-tp.err" "$KVIEW_RESULTS/cli-tp.out"
-[ $rc = 0 ] || bad "attach exited $rc"
-grep -q "^  {pid=$T, nr=[0-9]*}: [1-9]" "$KVIEW_RESULTS/cli-tp.out" || bad "no syscalls of the target"
-grep -v "pid=$T," "$KVIEW_RESULTS/cli-tp.out" | grep -q "^  {pid=" && bad "syscalls of other processes"
-[ -s /sys/kernel/debug/kview/syscall_work ] && bad "syscall-work flags left after the detach"
-stats_clean attach-tracepoint
+syscall_attach_done "" cli-tp attach-tracepoint
 
 # --mode pre (the pre-eBPF filter): the hook is armed for everybody, so the
 # decoy takes the syscall tracing path too, but only the target's events
@@ -142,15 +151,7 @@ work=" $(awk '{print $2}' /sys/kernel/debug/kview/syscall_work | sort -u | tr '\
 say "processes with the syscall-work flag: $work"
 [[ $work == *" $T "* && $work == *" $D "* ]] ||
 	bad "pre: the syscall-work flag is not on target and decoy (hook not global)"
-wait $A
-rc=$?
-say "attach --mode pre: exit $rc"
-sed 's/^/#   /' "$KVIEW_RESULTS/cli-pre.err" "$KVIEW_RESULTS/cli-pre.out"
-[ $rc = 0 ] || bad "attach --mode pre exited $rc"
-grep -q "^  {pid=$T, nr=[0-9]*}: [1-9]" "$KVIEW_RESULTS/cli-pre.out" || bad "pre: no syscalls of the target"
-grep -v "pid=$T," "$KVIEW_RESULTS/cli-pre.out" | grep -q "^  {pid=" && bad "pre: syscalls of other processes"
-[ -s /sys/kernel/debug/kview/syscall_work ] && bad "pre: syscall-work flags left after the detach"
-stats_clean attach-pre
+syscall_attach_done pre cli-pre attach-pre
 
 # The target's exit ends the attach (exit 0), and so does SIGTERM.
 "$W" reads 1000000 & E=$!
