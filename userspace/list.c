@@ -16,9 +16,10 @@ static const char list_usage[] =
 "Usage: kview list [-j]\n"
 "\n"
 "Show every kernel view: its id and flags, the processes in it, the hooks\n"
-"attached in it (kind, symbol, address), and its memory: probe sites,\n"
-"copied text pages, page-table pages and bytes.  Reads " VIEWS_FILE "\n"
-"(debugfs, root only).\n"
+"attached in it (kind, symbol, address), its memory (probe sites, copied\n"
+"text pages, page-table pages, bytes) and its out-of-scope hits: hooks\n"
+"reached through its text by a task outside it, which must stay 0.\n"
+"Reads " VIEWS_FILE " (debugfs, root only).\n"
 "\n"
 "Options:\n"
 "  -j, --json   JSON output\n"
@@ -37,7 +38,7 @@ struct attachment {
 
 struct view {
 	unsigned int id, flags, members, attachments, patches, pages, pt_pages;
-	unsigned long long bytes;
+	unsigned long long bytes, out_of_scope;
 	struct member *m;
 	size_t nm;
 	struct attachment *a;
@@ -72,9 +73,10 @@ static size_t read_views(struct view **out)
 			views = grow(views, n + 1, sizeof(*views));
 			v = &views[n++];
 			memset(v, 0, sizeof(*v));
-			if (sscanf(line, "view %u flags %x members %u attachments %u patches %u pages %u pt_pages %u bytes %llu",
+			if (sscanf(line, "view %u flags %x members %u attachments %u patches %u pages %u pt_pages %u bytes %llu out_of_scope %llu",
 				   &v->id, &v->flags, &v->members, &v->attachments,
-				   &v->patches, &v->pages, &v->pt_pages, &v->bytes) != 8)
+				   &v->patches, &v->pages, &v->pt_pages, &v->bytes,
+				   &v->out_of_scope) != 9)
 				die("%s: unexpected line '%s'", VIEWS_FILE, line);
 		} else if (v && !strncmp(line, "\tpid ", 5)) {
 			struct member *m;
@@ -141,8 +143,9 @@ static void print_json(struct view *views, size_t n)
 			json_string(stdout, v->a[j].symbol);
 			printf(",\"address\":\"0x%llx\"}", v->a[j].addr);
 		}
-		printf("],\"probe_sites\":%u,\"text_pages\":%u,\"page_table_pages\":%u,\"bytes\":%llu}",
-		       v->patches, v->pages, v->pt_pages, v->bytes);
+		printf("],\"probe_sites\":%u,\"text_pages\":%u,\"page_table_pages\":%u,\"bytes\":%llu,\"out_of_scope\":%llu}",
+		       v->patches, v->pages, v->pt_pages, v->bytes,
+		       v->out_of_scope);
 	}
 	printf("]\n");
 }
@@ -155,14 +158,16 @@ static void print_table(struct view *views, size_t n)
 		printf("no kernel views\n");
 		return;
 	}
-	printf("%-5s %-23s %7s %7s %6s %6s %7s %9s\n", "VIEW", "FLAGS",
-	       "MEMBERS", "ATTACH", "SITES", "PAGES", "TABLES", "BYTES");
+	printf("%-5s %-23s %7s %7s %6s %6s %7s %9s %7s\n", "VIEW", "FLAGS",
+	       "MEMBERS", "ATTACH", "SITES", "PAGES", "TABLES", "BYTES",
+	       "OUTSIDE");
 	for (i = 0; i < n; i++) {
 		struct view *v = &views[i];
 
-		printf("%-5u %-23s %7u %7u %6u %6u %7u %9llu\n", v->id,
+		printf("%-5u %-23s %7u %7u %6u %6u %7u %9llu %7llu\n", v->id,
 		       flags_str(v->flags), v->members, v->attachments,
-		       v->patches, v->pages, v->pt_pages, v->bytes);
+		       v->patches, v->pages, v->pt_pages, v->bytes,
+		       v->out_of_scope);
 		for (j = 0; j < v->nm; j++)
 			printf("      process %d (%s)\n", v->m[j].pid, v->m[j].comm);
 		for (j = 0; j < v->na; j++)
