@@ -26,9 +26,9 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -I$(INCDIR)
 
 Q := $(if $(V),,@)
 
-.PHONY: all help deps kernel libbpf-ext userspace tests test test-host test-guest demo vm install \
+.PHONY: all help deps kernel kernel-debug libbpf-ext userspace tests test test-host test-guest demo soak vm install \
 	eval-build eval eval-quick eval-kprobe \
-	kernel-config kernel-reset kernel-status export-patches check-apply check-series \
+	kernel-config kernel-reset kernel-status export-patches check-apply check-series check-configs \
 	checkpatch clean distclean
 
 all: kernel libbpf-ext userspace tests
@@ -44,6 +44,11 @@ deps:
 kernel:
 	$(Q)$(ROOT)/scripts/kernel-tree build
 	$(Q)$(ROOT)/scripts/update-vmlinux-h $(KOBJ)/vmlinux $(VMLINUX_H)
+
+## kernel-debug    the debug kernel (KASAN, lockdep, kmemleak, UBSAN, fault
+##                 injection) from the same tree: build/bzImage-debug
+kernel-debug:
+	$(Q)KVIEW_KERNEL=debug $(ROOT)/scripts/kernel-tree build
 
 ## kernel-config   regenerate the kernel .config from kernel-config/
 kernel-config:
@@ -68,6 +73,11 @@ check-apply:
 ## check-series    build every patch of the series on its own (slow)
 check-series:
 	$(Q)$(ROOT)/scripts/kernel-tree check-series
+
+## check-configs   build the series in the config variants of
+##                 kernel-config/variants/ (KVIEW=n, KPROBES=n, ...; slow)
+check-configs:
+	$(Q)$(ROOT)/scripts/kernel-tree check-configs
 
 ## checkpatch      scripts/checkpatch.pl --strict on every patch
 checkpatch:
@@ -102,16 +112,27 @@ include $(ROOT)/userspace/build.mk
 include $(ROOT)/tests/build.mk
 include $(ROOT)/eval/build.mk
 
-## test            build everything, run host tests and the in-guest suite
+## test            build everything, run host tests and the in-guest suite on
+##                 the test kernel, then on the debug kernel (built alongside)
 test: deps
 	$(Q)$(MAKE) --no-print-directory all eval-build
-	$(Q)$(ROOT)/tests/run
+	$(Q)KVIEW_BUILD_DEBUG=1 $(ROOT)/tests/run
 
 test-host:
 	$(Q)$(ROOT)/tests/run --host-only
 
 test-guest:
 	$(Q)$(ROOT)/tests/run --guest-only
+
+## soak            the randomized stress for an hour on the debug kernel
+##                 (SOAK_SECONDS=N for another length, SOAK_SEED=S to replay)
+SOAK_SECONDS ?= 3600
+soak: deps
+	$(Q)$(MAKE) --no-print-directory all kernel-debug
+	$(Q)$(ROOT)/kvm/run --kernel debug --smp 2 --mem 3072 \
+		--timeout $$(( $(SOAK_SECONDS) + 900 )) --results $(BUILD)/soak-results -- \
+		$(BUILD)/tests/guest/kview-stress --duration $(SOAK_SECONDS) \
+		$(if $(SOAK_SEED),--seed $(SOAK_SEED))
 
 ## demo            build, boot the kernel and run the demo
 demo: deps
