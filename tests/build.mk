@@ -9,7 +9,7 @@ TEST_CFLAGS := $(CFLAGS) -I$(ROOT)/tests/lib -I$(TEST_BPF_OUT) \
 
 # name of a guest test -> the skeletons it includes
 TEST_GUEST_PROGS := bpf-smoke workload kview-isolation kview-lifecycle kview-errors \
-	kview-tracepoint kview-mirror untraced-syscalls kview-pre kview-stress
+	kview-tracepoint kview-mirror untraced-syscalls kview-pre kview-scope kview-faults kview-stress
 skels_bpf-smoke := smoke
 skels_kview-isolation := count
 skels_kview-lifecycle := count
@@ -18,6 +18,8 @@ skels_kview-tracepoint := tpcount
 skels_kview-mirror := count tpcount sysprog
 skels_untraced-syscalls := tpcount
 skels_kview-pre := count tpcount
+skels_kview-scope := scope
+skels_kview-faults := count tpcount
 skels_kview-stress := stress
 # BPF objects the tests load by path
 TEST_BPF_OBJS := $(patsubst $(ROOT)/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard $(ROOT)/tests/bpf/*.bpf.c))

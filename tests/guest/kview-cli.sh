@@ -17,7 +17,7 @@ bad() { echo "# FAIL: $*"; fails=$((fails + 1)); }
 
 stats_clean() {
 	local s
-	s=$(tr '\n' ' ' </sys/kernel/debug/kview/stats)
+	s=$(head -n 5 /sys/kernel/debug/kview/stats | tr '\n' ' ')
 	case $s in
 	"views 0 members 0 patches 0 pages 0 pt_pages 0 ") ;;
 	*) bad "after '$1': kview left something behind: $s" ;;
@@ -39,6 +39,19 @@ syscall_attach_done() {
 	grep -v "pid=$T," "$out" | grep -q "^  {pid=" && bad "${p}syscalls of other processes"
 	[ -s /sys/kernel/debug/kview/syscall_work ] && bad "${p}syscall-work flags left after the detach"
 	stats_clean "$3"
+}
+
+# Wait (up to 30 s) until the attach started as $A shows $1 attachment(s)
+# in debugfs kview/views (what kview list reads), then leave it running:
+# the checks end it with SIGINT.
+attached() {
+	local i
+	for i in $(seq 300); do
+		[ "$(grep -c "^$(printf '\t')attach " /sys/kernel/debug/kview/views)" = "$1" ] && return 0
+		kill -0 $A 2>/dev/null || break
+		sleep 0.1
+	done
+	bad "the attach did not show $1 attachment(s) in kview list"
 }
 
 # expect_error "what" "message regex" kview-args...: exit 1, one line.
@@ -94,9 +107,10 @@ printf '%s\n' "$out" | grep -q '^  | .*invalid mem access' || bad "verifier: no 
 stats_clean verifier
 
 # A real attach: only the target's reads are counted; list shows it.
-"$K" attach --pid "$T" --duration 4 "$OBJ" >"$KVIEW_RESULTS/cli.out" 2>"$KVIEW_RESULTS/cli.err" &
+"$K" attach --pid "$T" --duration 60 "$OBJ" >"$KVIEW_RESULTS/cli.out" 2>"$KVIEW_RESULTS/cli.err" &
 A=$!
-sleep 2
+attached 2
+sleep 1
 list=$("$K" list)
 json=$("$K" list -j)
 say "kview list:"
@@ -112,6 +126,7 @@ assert [m["pid"] for m in v["members"]] == [int(sys.argv[2])], v
 assert sorted(a["kind"] for a in v["attachments"]) == ["kprobe", "kretprobe"], v
 assert v["probe_sites"] == 1 and v["text_pages"] == 1, v
 ' "$json" "$T" || bad "kview list -j: $json"
+kill -INT $A
 wait $A
 rc=$?
 say "attach: exit $rc"
@@ -124,9 +139,10 @@ stats_clean attach
 
 # A syscall tracepoint program: the same, and kview list names the event.
 SC=$B/userspace/examples/syscall_count.bpf.o
-"$K" attach --pid "$T" --duration 4 "$SC" >"$KVIEW_RESULTS/cli-tp.out" 2>"$KVIEW_RESULTS/cli-tp.err" &
+"$K" attach --pid "$T" --duration 60 "$SC" >"$KVIEW_RESULTS/cli-tp.out" 2>"$KVIEW_RESULTS/cli-tp.err" &
 A=$!
-sleep 2
+attached 1
+sleep 1
 list=$("$K" list)
 say "kview list:"
 printf '%s\n' "$list" | sed 's/^/#   /'
@@ -135,14 +151,16 @@ printf '%s\n' "$list" | grep -q "tracepoint raw_syscalls:sys_enter at 0x" ||
 work=$(awk '{print $2}' /sys/kernel/debug/kview/syscall_work | sort -u | tr '\n' ' ')
 say "processes with the syscall-work flag: $work"
 [ "$work" = "$T " ] || bad "syscall-work flag on '$work', expected the target $T only"
+kill -INT $A
 syscall_attach_done "" cli-tp attach-tracepoint
 
 # --mode pre (the pre-eBPF filter): the hook is armed for everybody, so the
 # decoy takes the syscall tracing path too, but only the target's events
 # reach the program.
-"$K" attach --mode pre --pid "$T" --duration 4 "$SC" >"$KVIEW_RESULTS/cli-pre.out" 2>"$KVIEW_RESULTS/cli-pre.err" &
+"$K" attach --mode pre --pid "$T" --duration 60 "$SC" >"$KVIEW_RESULTS/cli-pre.out" 2>"$KVIEW_RESULTS/cli-pre.err" &
 A=$!
-sleep 2
+attached 1
+sleep 1
 list=$("$K" list)
 say "kview list:"
 printf '%s\n' "$list" | sed 's/^/#   /'
@@ -151,6 +169,7 @@ work=" $(awk '{print $2}' /sys/kernel/debug/kview/syscall_work | sort -u | tr '\
 say "processes with the syscall-work flag: $work"
 [[ $work == *" $T "* && $work == *" $D "* ]] ||
 	bad "pre: the syscall-work flag is not on target and decoy (hook not global)"
+kill -INT $A
 syscall_attach_done pre cli-pre attach-pre
 
 # The target's exit ends the attach (exit 0), and so does SIGTERM.
@@ -162,7 +181,7 @@ say "attach until the target exits: exit $rc"
 grep -q "^  {pid=$E, comm=\"workload\"}: " "$KVIEW_RESULTS/cli-exit.out" || bad "no events before the exit"
 "$K" attach --pid "$T" "$OBJ" >"$KVIEW_RESULTS/cli-term.out" 2>&1 &
 A=$!
-sleep 1.5
+attached 2
 kill -TERM $A
 wait $A
 rc=$?

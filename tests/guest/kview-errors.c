@@ -63,7 +63,12 @@ static void test_targets(void)
 	zombie = fork();
 	if (!zombie)
 		_exit(0);
-	usleep(100000);
+	{	/* Until it is a zombie, without reaping it. */
+		siginfo_t si;
+
+		check(!waitid(P_PID, zombie, &si, WEXITED | WNOWAIT),
+		      "waitid: %s", strerror(errno));
+	}
 	expect_errno(create(dev, zombie, 0), ESRCH);
 	wait_exit(zombie);
 

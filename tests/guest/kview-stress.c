@@ -2703,15 +2703,15 @@ static void check_text(struct kvlist *l)
 		why[0] = '\0';
 		for (line = strtok_r(buf, "\n", &save); line;
 		     line = strtok_r(NULL, "\n", &save)) {
-			unsigned int id, pages, patches, bb, bo;
+			unsigned int id, pages, patches, bb, bo, bm;
 
-			if (sscanf(line, "view %u pages %u patches %u bad_bytes %u bad_orig %u",
-				   &id, &pages, &patches, &bb, &bo) != 5) {
+			if (sscanf(line, "view %u pages %u patches %u bad_bytes %u bad_orig %u bad_map %u",
+				   &id, &pages, &patches, &bb, &bo, &bm) != 6) {
 				snprintf(why, sizeof(why), "unknown line '%s'", line);
 				bad = true;
 				break;
 			}
-			if (bb || bo) {
+			if (bb || bo || bm) {
 				snprintf(why, sizeof(why), "%s", line);
 				bad = true;
 			}

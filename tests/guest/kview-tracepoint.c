@@ -18,6 +18,7 @@
  *                 have the syscall-work flag, and none after the detach
  *   module        a tracepoint defined in a module is refused, perf and raw
  */
+#include <dirent.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -246,6 +247,32 @@ static int count_flagged(const char *field, pid_t id)
 	return n;
 }
 
+/* Processes whose parent is @pid (a scan of /proc). */
+static int children_of(pid_t pid)
+{
+	char path[300], line[256];
+	struct dirent *de;
+	int n = 0, ppid;
+	DIR *d = opendir("/proc");
+	FILE *f;
+
+	check(d, "/proc: %s", strerror(errno));
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "PPid: %d", &ppid) == 1 && ppid == pid)
+				n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
 /* A view with @follow on `workload forkspin`: is the child flagged? */
 static int forkspin_child_flagged(bool follow)
 {
@@ -262,7 +289,8 @@ static int forkspin_child_flagged(bool follow)
 	check(kv, "kview__create: %s", strerror(errno));
 	link = attach(skel, "tp_raw_enter", kv);
 	resume(t);
-	usleep(300000);
+	check(WAIT_FOR(children_of(t) > 0, 20), "forkspin did not fork");
+	usleep(100000);
 	children = count_flagged("PPid", t);
 	diag("forkspin%s: target flagged %d, its child %d", follow ?
 	     " with follow-fork" : "", count_flagged("Tgid", t), children);
@@ -296,7 +324,7 @@ static void test_syscall_work(void)
 	link = attach(skel, "tp_raw_enter", kv);
 	resume(t);
 	resume(d);
-	usleep(300000);
+	WAIT_FOR(count_flagged("Tgid", t) == 4, 20);
 	n = syscall_work_tids(tids, 512);
 	diag("while the view traces syscalls: %zu task(s) flagged, %d of the target",
 	     n, count_flagged("Tgid", t));
@@ -310,8 +338,8 @@ static void test_syscall_work(void)
 
 	/* A process added to the view gets it; the test's own child not. */
 	check(!kview__add_pid(kv, d), "add decoy: %s", strerror(errno));
-	usleep(100000);
-	check(syscall_work_flagged(d), "a process added to the view has no flag");
+	check(WAIT_FOR(syscall_work_flagged(d), 20),
+	      "a process added to the view has no flag");
 	child = fork();
 	if (!child) {
 		execl(workload, workload, "spin", NULL);

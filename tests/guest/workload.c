@@ -13,10 +13,22 @@
  *   workload forkspin           fork a child; both do marked reads forever
  *   workload syscalls N         N getppid() system calls
  *   workload spin               marked reads until killed
+ *   workload pingpong N         N one-byte TCP round trips over loopback
+ *                               with a forked partner (not a thread: not in
+ *                               the view without follow-fork), sleeping
+ *                               200 us after each, so that the CPUs go idle,
+ *                               take timer interrupts and run network
+ *                               softirqs while the process sleeps
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +49,60 @@ static void reads(long n)
 			perror("workload: read");
 			exit(1);
 		}
+}
+
+static void xfer(int fd, bool send_first)
+{
+	char c = 'x';
+
+	if (send_first && write(fd, &c, 1) != 1)
+		exit(1);
+	if (read(fd, &c, 1) != 1)
+		exit(1);
+	if (!send_first && write(fd, &c, 1) != 1)
+		exit(1);
+}
+
+static int pingpong(long n)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct timespec pause = { 0, 200000 };
+	socklen_t len = sizeof(sa);
+	int ls, fd, one = 1;
+	pid_t partner;
+	long i;
+
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(ls, 1) || getsockname(ls, (struct sockaddr *)&sa, &len)) {
+		perror("workload: listen");
+		return 1;
+	}
+	partner = fork();
+	if (partner < 0)
+		return 1;
+	if (!partner) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			_exit(1);
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		for (;;)
+			xfer(fd, false);
+	}
+	fd = accept(ls, NULL, NULL);
+	if (fd < 0) {
+		perror("workload: accept");
+		return 1;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	for (i = 0; i < n; i++) {
+		xfer(fd, true);
+		nanosleep(&pause, NULL);
+	}
+	kill(partner, SIGKILL);
+	waitpid(partner, NULL, 0);
+	return 0;
 }
 
 static void *thread_main(void *arg)
@@ -102,6 +168,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "spin") && argc == 2) {
 		for (;;)
 			reads(1000);
+	} else if (!strcmp(argv[1], "pingpong") && argc == 3) {
+		return pingpong(n);
 	} else {
 		fprintf(stderr, "workload: bad arguments\n");
 		return 2;

@@ -8,6 +8,7 @@
 #define KVIEW_TESTS_KVTEST_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,20 @@
 
 /* Mark size of workload's reads (tests/guest/workload.c). */
 #define MARK_SIZE 7
+
+/*
+ * Wait until @cond holds, polling every 20 ms, for at most @sec seconds;
+ * true if it held.  For what a workload does "soon": a fixed sleep that is
+ * long enough on the test kernel is not on the debug kernel (KASAN and
+ * lockdep under TCG run about 20 times slower).
+ */
+#define WAIT_FOR(cond, sec) ({						\
+	int __n = (sec) * 50;						\
+	bool __ok;							\
+	while (!(__ok = (cond)) && __n-- > 0)				\
+		usleep(20000);						\
+	__ok;								\
+})
 
 /* Start argv[] stopped just after its exec (ptrace), return its pid. */
 static inline pid_t spawn_stopped(char *const argv[])
@@ -103,17 +118,19 @@ static inline size_t map_u32_keys(int fd, unsigned int *keys, size_t max)
 
 struct kview_stats {
 	unsigned int views, members, patches, pages, pt_pages;
+	/* since boot: hooks reached outside their view, global fallbacks */
+	unsigned long out_of_scope, global_fallback;
 };
 
 static inline struct kview_stats kview_stats(void)
 {
 	struct kview_stats s = { 0 };
 	char name[32];
-	unsigned int v;
+	unsigned long v;
 	FILE *f = fopen("/sys/kernel/debug/kview/stats", "r");
 
 	check(f, "kview stats: %s", strerror(errno));
-	while (fscanf(f, "%31s %u", name, &v) == 2) {
+	while (fscanf(f, "%31s %lu", name, &v) == 2) {
 		if (!strcmp(name, "views"))
 			s.views = v;
 		else if (!strcmp(name, "members"))
@@ -124,12 +141,20 @@ static inline struct kview_stats kview_stats(void)
 			s.pages = v;
 		else if (!strcmp(name, "pt_pages"))
 			s.pt_pages = v;
+		else if (!strcmp(name, "out_of_scope"))
+			s.out_of_scope = v;
+		else if (!strcmp(name, "global_fallback"))
+			s.global_fallback = v;
 	}
 	fclose(f);
 	return s;
 }
 
-/* kview frees views from a work item: wait until the counters settle. */
+/*
+ * kview frees views from a work item, and an mm leaves its view when its
+ * last lazy user drops it, just after its last task switched away: wait
+ * until the counters settle.
+ */
 static inline struct kview_stats kview_stats_settled(unsigned int views)
 {
 	struct kview_stats s;
@@ -137,7 +162,7 @@ static inline struct kview_stats kview_stats_settled(unsigned int views)
 
 	for (i = 0; i < 200; i++) {
 		s = kview_stats();
-		if (s.views <= views)
+		if (s.views <= views && (views || !s.members))
 			break;
 		usleep(10000);
 	}

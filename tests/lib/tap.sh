@@ -7,7 +7,12 @@
 # when its command exits 0.  Its output is shown, as TAP diagnostics, when
 # it fails or when $V is set.  Results are appended to $TAP_OUT if set.
 #
-#   tap_run_list LIST [FILTER]     FILTER: extended regex on test names
+#   tap_run_list LIST [FILTER]     FILTER: extended regex on test names;
+#                                  $TAP_SKIP: a regex of names to leave out
+#
+# $TAP_REAP=1 (in the guest only, where nothing else runs): after each
+# test, kill the user processes it left running, so that a failed test's
+# workloads do not disturb the next tests; they are named in a diagnostic.
 
 tap_run_list() {
 	local list=$1 filter=${2:-} name cmd n=0 pass=0 failed=0 names=() cmds=()
@@ -18,6 +23,7 @@ tap_run_list() {
 		[[ $line =~ ^[[:space:]]*$ ]] && continue
 		read -r name cmd <<<"$line"
 		[ -z "$filter" ] || [[ $name =~ $filter ]] || continue
+		[ -z "${TAP_SKIP:-}" ] || ! [[ $name =~ $TAP_SKIP ]] || continue
 		names+=("$name")
 		cmds+=("$cmd")
 	done <"$list"
@@ -27,6 +33,7 @@ tap_run_list() {
 	out=$(mktemp)
 	for ((n = 0; n < ${#names[@]}; n++)); do
 		name=${names[n]} cmd=${cmds[n]}
+		[ "${TAP_REAP:-0}" = 1 ] && _tap_procs
 		t0=$(date +%s.%N)
 		if [ -n "${V:-}" ]; then
 			echo "# --- $name: $cmd"
@@ -46,6 +53,7 @@ tap_run_list() {
 			[ $rc = 124 ] && echo "#   (timed out after ${tmo}s)"
 			_tap "$(printf 'not ok %d - %s # exit %d, %.1fs' $((n + 1)) "$name" $rc "$dt")"
 		fi
+		[ "${TAP_REAP:-0}" = 1 ] && _tap_reap "$name"
 	done
 	rm -f "$out"
 	_tap "# $pass passed, $failed failed"
@@ -55,4 +63,30 @@ tap_run_list() {
 _tap() {
 	printf '%s\n' "$1"
 	[ -z "${TAP_OUT:-}" ] || printf '%s\n' "$1" >>"$TAP_OUT"
+}
+
+# The user processes running now (kernel threads have no command line),
+# into _tap_before.
+_tap_procs() {
+	local p c
+	_tap_before=()
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		read -r -d '' c <"/proc/$p/cmdline" 2>/dev/null || [ -n "$c" ] || continue
+		_tap_before[p]=1
+	done
+}
+
+# Kill the user processes that appeared since _tap_procs (but this shell).
+_tap_reap() {
+	local p c left=()
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		[ -z "${_tap_before[p]:-}" ] || continue
+		[ "$p" != $$ ] && [ "$p" != "$BASHPID" ] || continue
+		c=
+		read -r -d '' c <"/proc/$p/cmdline" 2>/dev/null || [ -n "$c" ] || continue
+		kill -KILL "$p" 2>/dev/null && left+=("$p:${c##*/}")
+	done
+	[ ${#left[@]} = 0 ] || echo "# $1 left ${#left[@]} process(es) running, killed: ${left[*]}"
 }

@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kview-faults: allocation failures on the way to a view or an attachment.
+ * For each operation, the Nth allocation the calling thread makes fails
+ * (failslab and fail_page_alloc through /proc/thread-self/fail-nth), for
+ * N = 1, 2, ... until the operation gets through without reaching the Nth:
+ * every failure must give the caller a clean errno and leave nothing
+ * behind (no patch, copied page or table, member, attachment, kprobe or
+ * syscall-work flag; the view's text equal to the global text), and the
+ * operation must work once nothing fails.  Needs the debug kernel
+ * (CONFIG_FAULT_INJECTION); kmemleak (kmemleak.sh, run after the suite)
+ * finds what would leak.
+ *
+ *   kview-faults [OP...]     default: all of them
+ *
+ *   create          KVIEW_IOC_CREATE with a process
+ *   add-pid         KVIEW_IOC_ADD_PID, which allocates nothing (membership
+ *                   is a pointer and a list node in the mm): the walk
+ *                   checks that no allocation is reached
+ *   kprobe          a kprobe mid-function, the view's first patch (a PTE
+ *                   page, a copy, the region made non-global)
+ *   kprobe-entry    a kprobe on an ftrace site
+ *   kretprobe       a kretprobe
+ *   kprobe-page     a second kprobe on a page the view copied already
+ *                   (copy and swap)
+ *   kprobe-mixed    a view kprobe where a global one is already
+ *   tracepoint      sched/sched_process_fork in the view (jump sites)
+ *   syscall-tp      syscalls/sys_enter_read in the view (syscall work)
+ *   raw-tp          a raw tracepoint in the view
+ *   global-detach   the global kprobe goes while a view kprobe stays on
+ *                   the same address: the view must take over, or the
+ *                   probe stays armed globally (counted in global_fallback)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kvtest.h"
+#include "count.skel.h"
+#include "tpcount.skel.h"
+
+static char workload[4096];
+static int nth_fd = -1;
+static pid_t target;
+
+static void write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+
+	check(fd >= 0, "%s: %s", path, strerror(errno));
+	check(write(fd, val, strlen(val)) == (ssize_t)strlen(val),
+	      "write %s to %s: %s", val, path, strerror(errno));
+	close(fd);
+}
+
+/* Fail every kind of allocation, quietly (no stack dump per failure). */
+static void setup_fault_injection(void)
+{
+	static const char *const knobs[][2] = {
+		{ "failslab/ignore-gfp-wait", "N" },
+		{ "failslab/verbose", "0" },
+		{ "fail_page_alloc/ignore-gfp-wait", "N" },
+		{ "fail_page_alloc/ignore-gfp-highmem", "N" },
+		{ "fail_page_alloc/min-order", "0" },
+		{ "fail_page_alloc/verbose", "0" },
+	};
+	char path[128];
+	size_t i;
+
+	check(!access("/proc/thread-self/fail-nth", W_OK),
+	      "no /proc/thread-self/fail-nth: needs the debug kernel (CONFIG_FAULT_INJECTION)");
+	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s", knobs[i][0]);
+		write_file(path, knobs[i][1]);
+	}
+	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	check(nth_fd >= 0, "fail-nth: %s", strerror(errno));
+}
+
+static void fail_nth(unsigned int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", n);
+
+	check(pwrite(nth_fd, buf, len, 0) == len, "write fail-nth: %s",
+	      strerror(errno));
+}
+
+/* Was the armed failure injected (the counter ran down to 0)? */
+static bool fault_injected(void)
+{
+	char buf[16] = "";
+
+	check(pread(nth_fd, buf, sizeof(buf) - 1, 0) > 0, "read fail-nth: %s",
+	      strerror(errno));
+	fail_nth(0);
+	return atoi(buf) == 0;
+}
+
+/* What must be the same after a failed operation as before it. */
+struct state {
+	struct kview_stats stats;
+	unsigned int attachments, kprobes, syscall_work;
+	unsigned long bad;		/* kview/verify: bad bytes, orig, maps */
+};
+
+static unsigned int count_lines(const char *path, const char *prefix)
+{
+	char line[512];
+	unsigned int n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, prefix, strlen(prefix));
+	fclose(f);
+	return n;
+}
+
+static unsigned long verify_bad(void)
+{
+	unsigned long b, o, m, bad = 0;
+	char line[256];
+	FILE *f = fopen("/sys/kernel/debug/kview/verify", "r");
+
+	check(f, "kview/verify: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		check(sscanf(line, "view %*u pages %*u patches %*u bad_bytes %lu bad_orig %lu bad_map %lu",
+			     &b, &o, &m) == 3, "odd kview/verify line: %s", line);
+		bad += b + o + m;
+	}
+	fclose(f);
+	return bad;
+}
+
+static struct state state(void)
+{
+	struct state s;
+
+	s.stats = kview_stats_settled(~0u);
+	s.attachments = count_lines("/sys/kernel/debug/kview/views", "\tattach ");
+	s.kprobes = count_lines("/sys/kernel/debug/kprobes/list", "");
+	s.syscall_work = count_lines("/sys/kernel/debug/kview/syscall_work", "");
+	s.bad = verify_bad();
+	return s;
+}
+
+static void check_same(const char *op, unsigned int n, struct state *a)
+{
+	struct state b;
+	int i;
+
+	/* Views and members go from work items and at tasks' last switch. */
+	for (i = 0; i < 100; i++) {
+		b = state();
+		if (b.stats.views == a->stats.views &&
+		    b.stats.members == a->stats.members)
+			break;
+		usleep(10000);
+	}
+#define SAME(f) check(a->f == b.f, "%s, allocation %u failed: " #f " %lu before, %lu after", \
+		      op, n, (unsigned long)a->f, (unsigned long)b.f)
+	SAME(stats.views);
+	SAME(stats.members);
+	SAME(stats.patches);
+	SAME(stats.pages);
+	SAME(stats.pt_pages);
+	SAME(attachments);
+	SAME(kprobes);
+	SAME(syscall_work);
+#undef SAME
+	check(!b.bad, "%s, allocation %u failed: a view's text differs from the global text (kview/verify)",
+	      op, n);
+}
+
+/*
+ * An operation under test: @act is what runs with the Nth allocation
+ * failing; it returns 0 or -errno, and @undo takes back a success.
+ */
+struct op {
+	const char *name;
+	int (*act)(void);
+	void (*undo)(void);
+	bool allocates_nothing;	/* then no allocation may be reached */
+};
+
+/* Errnos that would mean something was left behind or mixed up. */
+static bool suspicious(int err)
+{
+	return err == -EBUSY || err == -EEXIST || err == -EOPNOTSUPP ||
+	       err == -ESRCH || err == -EPERM || err == -ENOSPC;
+}
+
+/*
+ * Walk the failure points of @op: with the Nth allocation failing it must
+ * fail with a clean errno and change nothing; the walk ends when it gets
+ * through without reaching the Nth.
+ */
+static void walk(const struct op *op)
+{
+	struct state before = state();
+	unsigned int n, failed = 0, absorbed = 0;
+	char errs[256] = "";
+	int err;
+
+	for (n = 1; n < 5000; n++) {
+		fail_nth(n);
+		err = op->act();
+		if (!fault_injected()) {
+			check(!err, "%s failed (%s) without an injected failure",
+			      op->name, strerror(-err));
+			op->undo();
+			check_same(op->name, n, &before);
+			break;
+		}
+		if (err) {
+			check(err < 0 && !suspicious(err),
+			      "%s, allocation %u failed: errno %d (%s)", op->name,
+			      n, -err, strerror(-err));
+			if (!strstr(errs, strerror(-err)) &&
+			    strlen(errs) + strlen(strerror(-err)) + 3 < sizeof(errs))
+				sprintf(errs + strlen(errs), "%s%s", *errs ? ", " : "",
+					strerror(-err));
+			failed++;
+		} else {
+			/* The failure was absorbed (an optional allocation). */
+			absorbed++;
+			op->undo();
+		}
+		check_same(op->name, n, &before);
+	}
+	check(n < 5000, "%s: no end to its allocations", op->name);
+	if (op->allocates_nothing) {
+		check(n == 1, "%s: made %u allocation(s), expected none",
+		      op->name, n - 1);
+		diag("%s: no allocation on the way, as designed", op->name);
+		return;
+	}
+	diag("%s: %u allocation(s) on the way: %u injected failure(s) failed it cleanly (%s), %u absorbed",
+	     op->name, n - 1, failed, errs, absorbed);
+	check(failed > 0, "%s: no injected failure made it fail", op->name);
+}
+
+/* --- the operations --- */
+
+static struct kview *view;
+static struct count *kskel, *gskel;
+static struct tpcount *tskel;
+static struct bpf_link *op_link;
+static struct bpf_program *prog;
+
+static int act_create(void)
+{
+	view = kview__create(target, NULL);
+	return view ? 0 : -errno;
+}
+
+static void undo_view(void)
+{
+	kview__destroy(view);
+	view = NULL;
+}
+
+static int act_add_pid(void)
+{
+	return kview__add_pid(view, target);
+}
+
+/* A member cannot leave but with its view: a new, empty view. */
+static void undo_add_pid(void)
+{
+	kview__destroy(view);
+	view = kview__create(0, NULL);
+	check(view, "kview__create: %s", strerror(errno));
+}
+
+static int act_attach(void)
+{
+	op_link = kview__attach_program(view, prog);
+	return op_link ? 0 : -errno;
+}
+
+static void undo_attach(void)
+{
+	bpf_link__destroy(op_link);
+	op_link = NULL;
+}
+
+static void with_view(pid_t pid)
+{
+	view = kview__create(pid, NULL);
+	check(view, "kview__create: %s", strerror(errno));
+}
+
+static struct count *load_count(void)
+{
+	struct count *skel = count__open();
+
+	check(skel, "open count.bpf.o: %s", strerror(errno));
+	bpf_program__set_autoload(skel->progs.fe_read, false);
+	bpf_program__set_autoload(skel->progs.up_any, false);
+	check(!count__load(skel), "load count.bpf.o: %s", strerror(errno));
+	return skel;
+}
+
+static unsigned long long target_reads(void)
+{
+	return map_u32_count(bpf_map__fd(kskel->maps.counts), target);
+}
+
+/*
+ * The global kprobe on ksys_read goes while the view's stays on the same
+ * address, with its Nth allocation failing: the view must take the int3
+ * over, or the probe stays armed globally (kview/stats global_fallback);
+ * the view's program must keep counting the target's reads either way.
+ */
+static void global_detach(void)
+{
+	unsigned long before = kview_stats().global_fallback;
+	unsigned long long n0, n1 = 0;
+	struct bpf_link *global;
+	unsigned int n, i;
+
+	with_view(target);
+	op_link = kview__attach_program(view, kskel->progs.kp_entry);
+	check(op_link, "attach kp_entry in the view: %s", strerror(errno));
+	for (n = 1; n < 2000; n++) {
+		global = bpf_program__attach(gskel->progs.kp_entry);
+		check(global, "attach the global kprobe: %s", strerror(errno));
+		fail_nth(n);
+		bpf_link__destroy(global);
+		if (!fault_injected())
+			break;
+		n0 = target_reads();
+		for (i = 0; i < 100; i++) {
+			usleep(10000);
+			n1 = target_reads();
+			if (n1 > n0)
+				break;
+		}
+		check(n1 > n0, "global-detach, allocation %u failed: the view's kprobe stopped counting",
+		      n);
+	}
+	diag("global-detach: %u allocation(s) on the way, %lu fallback(s) to global arming",
+	     n - 1, kview_stats().global_fallback - before);
+	n0 = target_reads();
+	check(WAIT_FOR(target_reads() > n0, 20),
+	      "global-detach: the view's kprobe stopped counting");
+	undo_attach();
+	undo_view();
+}
+
+static void run_op(const char *name)
+{
+	struct op op = { name, act_attach, undo_attach, false };
+	struct bpf_link *held = NULL;
+	struct kview_stats s;
+
+	if (!strcmp(name, "create")) {
+		op.act = act_create;
+		op.undo = undo_view;
+		walk(&op);
+		goto out;
+	}
+	if (!strcmp(name, "global-detach")) {
+		global_detach();
+		goto out;
+	}
+	if (!strcmp(name, "add-pid")) {
+		with_view(0);
+		op.act = act_add_pid;
+		op.undo = undo_add_pid;
+		op.allocates_nothing = true;
+		walk(&op);
+		undo_view();
+		goto out;
+	}
+
+	with_view(target);
+	if (!strcmp(name, "kprobe")) {
+		prog = kskel->progs.kp_offset;
+	} else if (!strcmp(name, "kprobe-entry")) {
+		prog = kskel->progs.kp_entry;
+	} else if (!strcmp(name, "kretprobe")) {
+		prog = kskel->progs.krp_return;
+	} else if (!strcmp(name, "kprobe-page")) {
+		/* ksys_read+5 is on the page of ksys_read's entry. */
+		held = kview__attach_program(view, kskel->progs.kp_entry);
+		check(held, "attach kp_entry: %s", strerror(errno));
+		prog = kskel->progs.kp_offset;
+	} else if (!strcmp(name, "kprobe-mixed")) {
+		held = bpf_program__attach(gskel->progs.kp_offset);
+		check(held, "attach the global kprobe: %s", strerror(errno));
+		prog = kskel->progs.kp_offset;
+	} else if (!strcmp(name, "tracepoint")) {
+		prog = tskel->progs.tp_fork;
+	} else if (!strcmp(name, "syscall-tp")) {
+		prog = tskel->progs.tp_read;
+	} else if (!strcmp(name, "raw-tp")) {
+		prog = tskel->progs.rawtp_enter;
+	} else {
+		fail("unknown operation %s", name);
+	}
+	walk(&op);
+	bpf_link__destroy(held);
+	undo_view();
+out:
+	s = kview_stats_settled(0);
+	check_eq(s.views, 0);
+	check_eq(s.members, 0);
+	check_eq(s.patches, 0);
+	check_eq(s.pages, 0);
+	check_eq(s.pt_pages, 0);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const all[] = {
+		"create", "add-pid", "kprobe", "kprobe-entry", "kretprobe",
+		"kprobe-page", "kprobe-mixed", "tracepoint", "syscall-tp",
+		"raw-tp", "global-detach",
+	};
+	char *spin[] = { workload, "spin", NULL };
+	struct bpf_link *warm;
+	int i;
+
+	workload_path(workload, sizeof(workload));
+	libbpf_set_print(NULL);
+	setup_fault_injection();
+	target = spawn_stopped(spin);
+	resume(target);
+	kskel = load_count();
+	gskel = load_count();
+	tskel = tpcount__open();
+	check(tskel, "open tpcount.bpf.o: %s", strerror(errno));
+	bpf_program__set_autoload(tskel->progs.tp_module, false);
+	bpf_program__set_autoload(tskel->progs.rawtp_module, false);
+	check(!tpcount__load(tskel), "load tpcount.bpf.o: %s", strerror(errno));
+
+	/* libbpf probes kernel features once: not under injected failures. */
+	with_view(target);
+	warm = kview__attach_program(view, kskel->progs.kp_entry);
+	check(warm, "warm-up attach: %s", strerror(errno));
+	bpf_link__destroy(warm);
+	undo_view();
+
+	if (argc > 1) {
+		for (i = 1; i < argc; i++)
+			run_op(argv[i]);
+	} else {
+		for (i = 0; i < (int)(sizeof(all) / sizeof(all[0])); i++)
+			run_op(all[i]);
+	}
+	kill(target, SIGKILL);
+	wait_exit(target);
+	count__destroy(gskel);
+	count__destroy(kskel);
+	tpcount__destroy(tskel);
+	return 0;
+}
