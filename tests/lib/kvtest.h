@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,12 +32,21 @@
  * lockdep under TCG run about 20 times slower).
  */
 #define WAIT_FOR(cond, sec) ({						\
-	int __n = (sec) * 50;						\
+	double __end = kvtest_now() + (sec);				\
 	bool __ok;							\
-	while (!(__ok = (cond)) && __n-- > 0)				\
+	while (!(__ok = (cond)) && kvtest_now() < __end)		\
 		usleep(20000);						\
 	__ok;								\
 })
+
+/* CLOCK_MONOTONIC in seconds. */
+static inline double kvtest_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 /* Start argv[] stopped just after its exec (ptrace), return its pid. */
 static inline pid_t spawn_stopped(char *const argv[])

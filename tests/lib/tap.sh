@@ -71,8 +71,8 @@ _tap_procs() {
 	local p c
 	_tap_before=()
 	for p in /proc/[0-9]*; do
-		p=${p#/proc/}
-		read -r -d '' c <"/proc/$p/cmdline" 2>/dev/null || [ -n "$c" ] || continue
+		p=${p#/proc/} c=
+		read -r -d '' c 2>/dev/null <"/proc/$p/cmdline" || [ -n "$c" ] || continue
 		_tap_before[p]=1
 	done
 }
@@ -85,7 +85,7 @@ _tap_reap() {
 		[ -z "${_tap_before[p]:-}" ] || continue
 		[ "$p" != $$ ] && [ "$p" != "$BASHPID" ] || continue
 		c=
-		read -r -d '' c <"/proc/$p/cmdline" 2>/dev/null || [ -n "$c" ] || continue
+		read -r -d '' c 2>/dev/null <"/proc/$p/cmdline" || [ -n "$c" ] || continue
 		kill -KILL "$p" 2>/dev/null && left+=("$p:${c##*/}")
 	done
 	[ ${#left[@]} = 0 ] || echo "# $1 left ${#left[@]} process(es) running, killed: ${left[*]}"
