@@ -266,8 +266,25 @@ static void test_lazy_tlb(void)
 	kv = kview__create(t, NULL);
 	check(kv, "kview__create: %s", strerror(errno));
 	for (i = 0; i < NIRQ; i++) {
+		struct bpf_program *p;
+
 		skels[i] = load(irq_progs[i], 0, 0);
-		links[i] = attach(skels[i], irq_progs[i], kv);
+		p = bpf_object__find_program_by_name(skels[i]->obj, irq_progs[i]);
+		links[i] = kview__attach_program(kv, p);
+		/*
+		 * A view refuses a tracepoint whose jump sites it cannot patch
+		 * (one across a page boundary, kview_text_ok()); where they
+		 * fall depends on the build: the fresh clone's kernel refused
+		 * net/netif_receive_skb, ours not.  The others still cover
+		 * the path.
+		 */
+		if (!links[i] && errno == EOPNOTSUPP && !strncmp(irq_progs[i], "tp_", 3)) {
+			diag("%s refused in the view: %s", irq_progs[i],
+			     strerror(errno));
+			continue;
+		}
+		check(links[i], "attach %s in the view: %s", irq_progs[i],
+		      strerror(errno));
 	}
 	before = kview_stats();
 	resume(t);
