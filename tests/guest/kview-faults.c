@@ -184,6 +184,7 @@ struct op {
 	int (*act)(void);
 	void (*undo)(void);
 	bool allocates_nothing;	/* then no allocation may be reached */
+	int also_clean;		/* an errno that is clean for this op */
 };
 
 /* Errnos that would mean something was left behind or mixed up. */
@@ -216,7 +217,7 @@ static void walk(const struct op *op)
 			break;
 		}
 		if (err) {
-			check(err < 0 && !suspicious(err),
+			check(err < 0 && (!suspicious(err) || -err == op->also_clean),
 			      "%s, allocation %u failed: errno %d (%s)", op->name,
 			      n, -err, strerror(-err));
 			if (!strstr(errs, strerror(-err)) &&
@@ -321,7 +322,7 @@ static void global_detach(void)
 	unsigned long before = kview_stats().global_fallback;
 	unsigned long long n0, n1 = 0;
 	struct bpf_link *global;
-	unsigned int n, i;
+	unsigned int n;
 
 	with_view(target);
 	op_link = kview__attach_program(view, kskel->progs.kp_entry);
@@ -334,14 +335,9 @@ static void global_detach(void)
 		if (!fault_injected())
 			break;
 		n0 = target_reads();
-		for (i = 0; i < 100; i++) {
-			usleep(10000);
-			n1 = target_reads();
-			if (n1 > n0)
-				break;
-		}
-		check(n1 > n0, "global-detach, allocation %u failed: the view's kprobe stopped counting",
-		      n);
+		check(WAIT_FOR((n1 = target_reads()) > n0, 20),
+		      "global-detach, allocation %u failed: the view's kprobe stopped counting (%llu reads, then %llu)",
+		      n, n0, n1);
 	}
 	diag("global-detach: %u allocation(s) on the way, %lu fallback(s) to global arming",
 	     n - 1, kview_stats().global_fallback - before);
@@ -354,7 +350,7 @@ static void global_detach(void)
 
 static void run_op(const char *name)
 {
-	struct op op = { name, act_attach, undo_attach, false };
+	struct op op = { name, act_attach, undo_attach, false, 0 };
 	struct bpf_link *held = NULL;
 	struct kview_stats s;
 
@@ -379,6 +375,14 @@ static void run_op(const char *name)
 	}
 
 	with_view(target);
+	/*
+	 * libbpf 1.1 falls back to a tracefs kprobe event when it cannot
+	 * read the kprobe PMU's type (an injected failure in that read), and
+	 * kview refuses tracefs kprobes in a scope: EOPNOTSUPP, a clean
+	 * refusal with nothing attached (check_same() makes sure).
+	 */
+	if (!strncmp(name, "kprobe", 6) || !strcmp(name, "kretprobe"))
+		op.also_clean = EOPNOTSUPP;
 	if (!strcmp(name, "kprobe")) {
 		prog = kskel->progs.kp_offset;
 	} else if (!strcmp(name, "kprobe-entry")) {
