@@ -47,13 +47,7 @@ static struct tpcount *load(const char *prog, unsigned int filter,
 static struct bpf_link *attach(struct tpcount *skel, const char *prog,
 			       struct kview *kv)
 {
-	struct bpf_program *p = bpf_object__find_program_by_name(skel->obj, prog);
-	struct bpf_link *link;
-
-	link = kv ? kview__attach_program(kv, p) : bpf_program__attach(p);
-	check(link, "attach %s%s: %s", prog, kv ? " in the view" : "",
-	      strerror(errno));
-	return link;
+	return attach_prog(skel->obj, prog, kv);
 }
 
 static unsigned long long counted(struct tpcount *skel, pid_t pid)

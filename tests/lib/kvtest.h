@@ -210,6 +210,20 @@ static inline void workload_path(char *buf, size_t size)
 	strcpy(slash + 1, "workload");
 }
 
+/* Attach @obj's program @prog in view @kv, or globally if @kv is NULL. */
+static inline struct bpf_link *attach_prog(struct bpf_object *obj,
+					   const char *prog, struct kview *kv)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(obj, prog);
+	struct bpf_link *link;
+
+	check(p, "no program %s", prog);
+	link = kv ? kview__attach_program(kv, p) : bpf_program__attach(p);
+	check(link, "attach %s%s: %s", prog, kv ? " in the view" : "",
+	      strerror(errno));
+	return link;
+}
+
 /* Task ids with the syscall-work flag (debugfs kview/syscall_work). */
 static inline size_t syscall_work_tids(int *tids, size_t max)
 {
