@@ -30,9 +30,23 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by user space before an attach: count only the tgids in filter. */
 __u32 filter_on;
 
+/* Set by user space before the load: the kernel's pid_max. */
+const volatile __u32 nr_pids = 1;
+
+/*
+ * Events per tgid, indexed by tgid (slot 0 takes a tgid past nr_pids,
+ * which no process of the stress has).  An array and not a hash map, so
+ * that counting takes no lock: a view's kprobe runs its program from int3,
+ * i.e. in NMI context, while the same instance runs outside NMI when it
+ * is attached globally, through ftrace or on a tracepoint, or when user
+ * space clears it for reuse.  A hash map's bucket lock taken in NMI after
+ * a use outside it is a lockdep report, view or not (docs/design.md,
+ * "Execution context").  Sized to pid_max and mapped by user space.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
 	__type(key, u32);
 	__type(value, u64);
 } counts SEC(".maps");
@@ -47,19 +61,17 @@ struct {
 static __always_inline void count_event(bool marked)
 {
 	u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	u64 one = 1, *n;
+	u64 *n;
 
 	if (filter_on && !bpf_map_lookup_elem(&filter, &tgid))
 		return;
 	if (!marked)
 		return;
+	if (tgid >= nr_pids)
+		tgid = 0;
 	n = bpf_map_lookup_elem(&counts, &tgid);
 	if (n)
 		__sync_fetch_and_add(n, 1);
-	else if (bpf_map_update_elem(&counts, &tgid, &one, BPF_NOEXIST))
-		/* Another CPU made it meanwhile (threads of one process). */
-		if ((n = bpf_map_lookup_elem(&counts, &tgid)))
-			__sync_fetch_and_add(n, 1);
 }
 
 /* ---- read hooks: one marked read is one event on each ---- */

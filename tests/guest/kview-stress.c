@@ -75,6 +75,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -690,6 +691,9 @@ struct worker {
 
 struct inst {
 	struct stress *skel;
+	/* The instance's `counts` array (events by tgid), mapped. */
+	volatile unsigned long long *counts;
+	size_t counts_size;
 	enum hook hook;
 	bool dirty;
 	/*
@@ -816,6 +820,8 @@ static const char *const perf_tps[] = {
 static int ncpus;
 static unsigned long etext;
 static bool global_only;	/* --global-only: no view at all (A/B runs) */
+static unsigned int pid_max;	/* /proc/sys/kernel/pid_max: counts' size */
+static size_t page_size;
 static volatile sig_atomic_t got_signal;
 
 static void view_ever_add(struct view *v, pid_t pid)
@@ -1025,6 +1031,14 @@ static bool inst_reusable(const struct inst *in)
 }
 
 /* Under G.lock: take a reusable instance of @hook off the pool. */
+static void inst_free(struct inst *in)
+{
+	if (in->counts)
+		munmap((void *)in->counts, in->counts_size);
+	stress__destroy(in->skel);
+	free(in);
+}
+
 static struct inst *pool_take(enum hook hook)
 {
 	struct inst **pp, *in;
@@ -1058,19 +1072,16 @@ static struct inst *inst_get(enum hook hook)
 		}
 	}
 	pthread_mutex_unlock(&G.lock);
-	if (victim) {
-		stress__destroy(victim->skel);
-		free(victim);
-	}
+	if (victim)
+		inst_free(victim);
 
 	if (in) {
 		if (in->dirty) {
-			int fd = bpf_map__fd(in->skel->maps.counts);
+			int fd = bpf_map__fd(in->skel->maps.filter);
 			unsigned int key;
 
-			while (!bpf_map_get_next_key(fd, NULL, &key))
-				bpf_map_delete_elem(fd, &key);
-			fd = bpf_map__fd(in->skel->maps.filter);
+			/* Detached: nothing counts into it meanwhile. */
+			memset((void *)in->counts, 0, in->counts_size);
 			while (!bpf_map_get_next_key(fd, NULL, &key))
 				bpf_map_delete_elem(fd, &key);
 		}
@@ -1087,9 +1098,20 @@ static struct inst *inst_get(enum hook hook)
 		goto fail;
 	}
 	only_program(in->skel->obj, hooks[hook].prog);
-	err = stress__load(in->skel);
+	in->skel->rodata->nr_pids = pid_max;
+	err = bpf_map__set_max_entries(in->skel->maps.counts, pid_max);
+	if (!err)
+		err = stress__load(in->skel);
 	if (err) {
 		violation("load %s: %s", hooks[hook].prog, strerror(-err));
+		stress__destroy(in->skel);
+		goto fail;
+	}
+	in->counts_size = (pid_max * sizeof(*in->counts) + page_size - 1) & ~(page_size - 1);
+	in->counts = mmap(NULL, in->counts_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			  bpf_map__fd(in->skel->maps.counts), 0);
+	if (in->counts == MAP_FAILED) {
+		violation("mmap the counts of %s: %s", hooks[hook].prog, strerror(errno));
 		stress__destroy(in->skel);
 		goto fail;
 	}
@@ -1119,7 +1141,19 @@ static struct bpf_program *inst_prog(struct inst *in)
 
 static unsigned long long inst_count(struct inst *in, pid_t pid)
 {
-	return map_u32_count(bpf_map__fd(in->skel->maps.counts), pid);
+	return (unsigned int)pid < pid_max ? in->counts[pid] : 0;
+}
+
+/* The tgids 'in' counted events of (0 also for a tgid past pid_max). */
+static int inst_counted(struct inst *in, unsigned int *tgids, int max)
+{
+	unsigned int t;
+	int n = 0;
+
+	for (t = 0; t < pid_max && n < max; t++)
+		if (in->counts[t])
+			tgids[n++] = t;
+	return n;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2735,7 +2769,7 @@ static void check_scope(void)
 
 		if (!at->used || !at->link || !at->view)
 			continue;
-		n = map_u32_keys(bpf_map__fd(at->inst->skel->maps.counts), keys, 512);
+		n = inst_counted(at->inst, keys, 512);
 		for (k = 0; k < n; k++) {
 			int r;
 			bool told = false;
@@ -3166,8 +3200,7 @@ static void teardown(void)
 			struct inst *in = G.pool[i];
 
 			G.pool[i] = in->next;
-			stress__destroy(in->skel);
-			free(in);
+			inst_free(in);
 		}
 
 	beat("teardown: close the perf events");
@@ -3299,6 +3332,14 @@ int main(int argc, char **argv)
 	if (ops < 1 || nactors < 1 || nactors > 16 || duration < 0)
 		usage();
 	duration_mode = duration > 0;
+	page_size = sysconf(_SC_PAGESIZE);
+	{
+		char *v = read_all("/proc/sys/kernel/pid_max");
+
+		pid_max = v ? strtoul(v, NULL, 10) : 0;
+		free(v);
+		check(pid_max, "read /proc/sys/kernel/pid_max: %s", strerror(errno));
+	}
 
 	say("kview-stress: seed %llu ops %s%ld actors %d%s", (unsigned long long)seed,
 	    duration_mode ? "unbounded, duration " : "",
