@@ -72,10 +72,10 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1030,7 +1030,7 @@ static bool inst_reusable(const struct inst *in)
 	return true;
 }
 
-/* Under G.lock: take a reusable instance of @hook off the pool. */
+/* Unload an instance that is off the pool and attached nowhere. */
 static void inst_free(struct inst *in)
 {
 	if (in->counts)
@@ -1039,6 +1039,7 @@ static void inst_free(struct inst *in)
 	free(in);
 }
 
+/* Under G.lock: take a reusable instance of @hook off the pool. */
 static struct inst *pool_take(enum hook hook)
 {
 	struct inst **pp, *in;
