@@ -19,9 +19,16 @@
  *                 a process that sleeps between round trips, are never
  *                 reached by anybody else (kview/stats out_of_scope stays
  *                 0: idle CPUs and kernel threads do not run view text)
+ *   lazy-join     a process joins a view (and a filter view, with
+ *                 lazy-join-filter) while the idle task of its CPU borrows
+ *                 its page tables: the idle task must not run the view's
+ *                 text from then on (its sched_switch on the process's
+ *                 wakeup is not an out-of-scope hit)
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -306,6 +313,109 @@ static void test_lazy_tlb(void)
 	settle_clean();
 }
 
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	check(!sched_setaffinity(0, sizeof(set), &set), "pin to CPU %d: %s",
+	      cpu, strerror(errno));
+}
+
+/* /proc/PID/stat's state letter, or 0. */
+static char task_state(pid_t pid)
+{
+	char path[64], comm_state[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(comm_state, 1, sizeof(comm_state) - 1, f);
+	fclose(f);
+	comm_state[n] = 0;
+	p = strrchr(comm_state, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/*
+ * A process that last ran on CPU 1 sleeps there, so that CPU 1's idle task
+ * runs in lazy TLB mode on its page tables (nothing else runs on CPU 1:
+ * this test holds CPU 0).  The process then joins a view that has a
+ * program on sched_switch, and is woken: the idle task's switch to it is
+ * the first thing that can reach the view's tracepoint on CPU 1.  Before
+ * the join took lazy CPUs off the process's tables, the idle task ran the
+ * view's text there and reached the view's program (out_of_scope); the
+ * program must count the process's own switches only.
+ */
+static void test_lazy_join(bool filter)
+{
+	LIBBPF_OPTS(kview_opts, opts, .filter = filter);
+	struct kview_stats before, after;
+	int ready[2], go[2], i, rounds = 5;
+	unsigned long long hits = 0;
+	unsigned int k[64];
+	struct scope *skel;
+	struct bpf_link *link;
+	struct kview *kv;
+	size_t n, j;
+	pid_t t;
+	char c;
+
+	check(sysconf(_SC_NPROCESSORS_ONLN) >= 2, "needs 2 CPUs");
+	pin_to(0);
+	skel = load("tp_switch", 0, 0);
+	before = kview_stats();
+	for (i = 0; i < rounds; i++) {
+		kv = kview__create(0, &opts);
+		check(kv, "kview__create: %s", strerror(errno));
+		link = attach(skel, "tp_switch", kv);
+		check(!pipe(ready) && !pipe(go), "pipe: %s", strerror(errno));
+		t = fork();
+		check(t >= 0, "fork: %s", strerror(errno));
+		if (!t) {
+			pin_to(1);
+			if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+				_exit(1);
+			_exit(0);
+		}
+		check(read(ready[0], &c, 1) == 1, "the child did not start");
+		/* Asleep in read(), and CPU 1 idle on its page tables. */
+		while (task_state(t) != 'S')
+			usleep(1000);
+		usleep(100000);
+		check(!kview__add_pid(kv, t), "kview__add_pid: %s", strerror(errno));
+		usleep(100000);
+		check(write(go[1], "g", 1) == 1, "wake the child: %s", strerror(errno));
+		check_eq(wait_exit(t), 0);
+		close(ready[0]);
+		close(ready[1]);
+		close(go[0]);
+		close(go[1]);
+		n = keys(skel, k, 64);
+		for (j = 0; j < n; j++)
+			check(k[j] == (unsigned int)t,
+			      "tp_switch in the view counted process %u", k[j]);
+		hits += counted(skel, t);
+		bpf_link__destroy(link);
+		kview__destroy(kv);
+		/* The next round's child may get the same pid. */
+		for (j = 0; j < n; j++)
+			bpf_map_delete_elem(bpf_map__fd(skel->maps.counts), &k[j]);
+	}
+	after = kview_stats();
+	diag("%s: the child's switches counted %llu in %d rounds; out-of-scope hits %lu",
+	     filter ? "filter view" : "view", hits, rounds,
+	     after.out_of_scope - before.out_of_scope);
+	check(hits > 0, "the view saw no switch of the child");
+	check_eq(after.out_of_scope - before.out_of_scope, 0);
+	scope__destroy(skel);
+	settle_clean();
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -318,8 +428,12 @@ int main(int argc, char **argv)
 		test_exit_events();
 	else if (!strcmp(mode, "lazy-tlb"))
 		test_lazy_tlb();
+	else if (!strcmp(mode, "lazy-join"))
+		test_lazy_join(false);
+	else if (!strcmp(mode, "lazy-join-filter"))
+		test_lazy_join(true);
 	else {
-		fprintf(stderr, "usage: kview-scope global-perf|exit-events|lazy-tlb\n");
+		fprintf(stderr, "usage: kview-scope global-perf|exit-events|lazy-tlb|lazy-join|lazy-join-filter\n");
 		return 2;
 	}
 	return 0;

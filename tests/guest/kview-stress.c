@@ -46,7 +46,9 @@
  *     has it) reports no bad byte; the kernel's membership equals ours.
  *
  * After the teardown (on every exit path): kview/stats is back to no view,
- * patch, page or table page; no kprobe and no syscall-work flag is left.
+ * patch, page or table page, and its out_of_scope count did not move (no
+ * task outside a view reached a hook through the view's text); no kprobe
+ * and no syscall-work flag is left.
  *
  * Each violation is one "# VIOLATION: ..." line (the first ones are told
  * again before the last line); the last line counts them, and the exit
@@ -3269,9 +3271,18 @@ static void check_clean(long oos_before)
 		if (stat_get(s, n, must_be_0[i]) != 0)
 			violation("teardown: kview/stats %s is %ld, not 0",
 				  must_be_0[i], stat_get(s, n, must_be_0[i]));
-	if (stat_get(s, n, "out_of_scope") >= 0 && oos_before >= 0)
-		say("kview-stress: out_of_scope went up by %ld",
-		    stat_get(s, n, "out_of_scope") - oos_before);
+	/*
+	 * Nothing here adopts a member's mm (kthread_use_mm()), the one way
+	 * left for a task outside a view to run its text.
+	 */
+	if (stat_get(s, n, "out_of_scope") >= 0 && oos_before >= 0) {
+		long oos = stat_get(s, n, "out_of_scope") - oos_before;
+
+		say("kview-stress: out_of_scope went up by %ld", oos);
+		if (oos)
+			violation("kview/stats out_of_scope went up by %ld: tasks outside a view reached its hooks through its text",
+				  oos);
+	}
 	for (i = 0; i < (int)nt && !syscall_work_before; i++)
 		violation("teardown: task %d (%s) still has the syscall-work flag",
 			  tids[i], comm_of(tids[i]));
