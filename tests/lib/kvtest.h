@@ -224,6 +224,24 @@ static inline struct bpf_link *attach_prog(struct bpf_object *obj,
 	return link;
 }
 
+/*
+ * The view's info once its members are gone (for at most 2 s): a member
+ * that exits leaves at its last switch, which may come after the reap.
+ */
+static inline struct kview_info kview_info_memberless(struct kview *kv)
+{
+	struct kview_info info = { 0 };
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		check(!kview__info(kv, &info), "info: %s", strerror(errno));
+		if (!info.nr_members)
+			break;
+		usleep(10000);
+	}
+	return info;
+}
+
 /* Task ids with the syscall-work flag (debugfs kview/syscall_work). */
 static inline size_t syscall_work_tids(int *tids, size_t max)
 {
