@@ -247,15 +247,6 @@ static void test_loop_views(void)
 	wait_exit(t);
 }
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 static void test_concurrent(void)
 {
 	char *args[] = { workload, "spin", NULL };
@@ -279,7 +270,7 @@ static void test_concurrent(void)
 		check(!sched_setaffinity(t, sizeof(set), &set), "affinity: %s", strerror(errno));
 		check(!sched_setaffinity(d, sizeof(set), &set), "affinity: %s", strerror(errno));
 	}
-	pin(0);
+	pin_to_cpu(0);
 	resume(t);
 	resume(d);
 	for (i = 0; i < 300; i++) {

@@ -27,7 +27,6 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -313,16 +312,6 @@ static void test_lazy_tlb(void)
 	settle_clean();
 }
 
-static void pin_to(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	check(!sched_setaffinity(0, sizeof(set), &set), "pin to CPU %d: %s",
-	      cpu, strerror(errno));
-}
-
 /* /proc/PID/stat's state letter, or 0. */
 static char task_state(pid_t pid)
 {
@@ -367,7 +356,7 @@ static void test_lazy_join(bool filter)
 	char c;
 
 	check(sysconf(_SC_NPROCESSORS_ONLN) >= 2, "needs 2 CPUs");
-	pin_to(0);
+	pin_to_cpu(0);
 	skel = load("tp_switch", 0, 0);
 	before = kview_stats();
 	for (i = 0; i < rounds; i++) {
@@ -378,15 +367,14 @@ static void test_lazy_join(bool filter)
 		t = fork();
 		check(t >= 0, "fork: %s", strerror(errno));
 		if (!t) {
-			pin_to(1);
+			pin_to_cpu(1);
 			if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
 				_exit(1);
 			_exit(0);
 		}
 		check(read(ready[0], &c, 1) == 1, "the child did not start");
 		/* Asleep in read(), and CPU 1 idle on its page tables. */
-		while (task_state(t) != 'S')
-			usleep(1000);
+		check(WAIT_FOR(task_state(t) == 'S', 10), "the child did not sleep");
 		usleep(100000);
 		check(!kview__add_pid(kv, t), "kview__add_pid: %s", strerror(errno));
 		usleep(100000);

@@ -7,6 +7,7 @@
 #ifndef KVIEW_TESTS_KVTEST_H
 #define KVIEW_TESTS_KVTEST_H
 
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -46,6 +47,17 @@ static inline double kvtest_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Run the calling thread on @cpu only. */
+static inline void pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	check(!sched_setaffinity(0, sizeof(set), &set), "pin to CPU %d: %s",
+	      cpu, strerror(errno));
 }
 
 /* Start argv[] stopped just after its exec (ptrace), return its pid. */
