@@ -102,7 +102,7 @@ static bool fault_injected(void)
 struct state {
 	struct kview_stats stats;
 	unsigned int attachments, kprobes, syscall_work;
-	unsigned long bad;		/* kview/verify: bad bytes, orig, maps */
+	unsigned long bad;		/* kview/verify: bad bytes, maps, tables */
 };
 
 static unsigned int count_lines(const char *path, const char *prefix)
@@ -119,22 +119,6 @@ static unsigned int count_lines(const char *path, const char *prefix)
 	return n;
 }
 
-static unsigned long verify_bad(void)
-{
-	unsigned long b, o, m, bad = 0;
-	char line[256];
-	FILE *f = fopen("/sys/kernel/debug/kview/verify", "r");
-
-	check(f, "kview/verify: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		check(sscanf(line, "view %*u pages %*u patches %*u bad_bytes %lu bad_orig %lu bad_map %lu",
-			     &b, &o, &m) == 3, "odd kview/verify line: %s", line);
-		bad += b + o + m;
-	}
-	fclose(f);
-	return bad;
-}
-
 static struct state state(void)
 {
 	struct state s;
@@ -143,7 +127,7 @@ static struct state state(void)
 	s.attachments = count_lines("/sys/kernel/debug/kview/views", "\tattach ");
 	s.kprobes = count_lines("/sys/kernel/debug/kprobes/list", "");
 	s.syscall_work = count_lines("/sys/kernel/debug/kview/syscall_work", "");
-	s.bad = verify_bad();
+	s.bad = kview_verify_total(NULL);
 	return s;
 }
 
@@ -171,7 +155,7 @@ static void check_same(const char *op, unsigned int n, struct state *a)
 	SAME(kprobes);
 	SAME(syscall_work);
 #undef SAME
-	check(!b.bad, "%s, allocation %u failed: a view's text differs from the global text (kview/verify)",
+	check(!b.bad, "%s, allocation %u failed: a view's text or tables differ from the global ones (kview/verify)",
 	      op, n);
 }
 

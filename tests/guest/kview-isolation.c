@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 	unsigned long addr;
 	struct kview_info info;
 	struct kview_stats s;
-	unsigned int keys[16];
+	unsigned int keys[16], nviews;
 	pid_t target, decoy;
 	struct kview *kv;
 	size_t nkeys;
@@ -107,12 +107,21 @@ int main(int argc, char **argv)
 		check(gbuf[0] != 0xcc, "the global text holds an int3");
 		check_eq(info.nr_patches, 1);
 		check_eq(info.nr_pages, 1);
+		/* The upper copies and one PTE page for the patched region. */
+		check_eq(info.nr_pt_pages, view_base_pt_pages() + 1);
 	} else {
 		/* Armed globally (ftrace): the view holds no probe of its own. */
 		check_eq(info.nr_patches, 0);
 		check_eq(vbuf[0], gbuf[0]);
 	}
 	check_eq(info.nr_attachments, 1);
+	/*
+	 * The view's copy is the global page plus its int3, its tables are
+	 * init_mm's but where it copied, and the region of the copy is
+	 * mapped non-global in init_mm and in PTI's user copy.
+	 */
+	check_eq(kview_verify_total(&nviews), 0);
+	check_eq(nviews, 1);
 
 	resume(target);
 	resume(decoy);

@@ -2740,15 +2740,14 @@ static void check_text(struct kvlist *l)
 		why[0] = '\0';
 		for (line = strtok_r(buf, "\n", &save); line;
 		     line = strtok_r(NULL, "\n", &save)) {
-			unsigned int id, pages, patches, bb, bo, bm;
+			struct kview_verify vv;
 
-			if (sscanf(line, "view %u pages %u patches %u bad_bytes %u bad_orig %u bad_map %u",
-				   &id, &pages, &patches, &bb, &bo, &bm) != 6) {
+			if (!kview_verify_parse(line, &vv)) {
 				snprintf(why, sizeof(why), "unknown line '%s'", line);
 				bad = true;
 				break;
 			}
-			if (bb || bo || bm) {
+			if (kview_verify_bad(&vv)) {
 				snprintf(why, sizeof(why), "%s", line);
 				bad = true;
 			}

@@ -191,6 +191,77 @@ static inline struct kview_stats kview_stats_settled(unsigned int views)
 	return s;
 }
 
+/*
+ * One line of debugfs kview/verify: a view's text and tables checked
+ * against the global ones.  Every bad_ count must be 0.
+ */
+struct kview_verify {
+	unsigned int id, pages, patches;
+	unsigned long bad_bytes, bad_orig, bad_map, bad_tables, bad_global;
+};
+
+/* Parse one kview/verify line; false if it is not one. */
+static inline bool kview_verify_parse(const char *line, struct kview_verify *v)
+{
+	return sscanf(line, "view %u pages %u patches %u bad_bytes %lu bad_orig %lu bad_map %lu bad_tables %lu bad_global %lu",
+		      &v->id, &v->pages, &v->patches, &v->bad_bytes,
+		      &v->bad_orig, &v->bad_map, &v->bad_tables,
+		      &v->bad_global) == 8;
+}
+
+static inline unsigned long kview_verify_bad(const struct kview_verify *v)
+{
+	return v->bad_bytes + v->bad_orig + v->bad_map + v->bad_tables +
+	       v->bad_global;
+}
+
+/* The bad_ counts of all views in kview/verify, summed; @views: lines. */
+static inline unsigned long kview_verify_total(unsigned int *views)
+{
+	struct kview_verify v;
+	unsigned long bad = 0;
+	unsigned int n = 0;
+	char line[256];
+	FILE *f = fopen("/sys/kernel/debug/kview/verify", "r");
+
+	check(f, "kview/verify: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		check(kview_verify_parse(line, &v), "odd kview/verify line: %s", line);
+		bad += kview_verify_bad(&v);
+		n++;
+	}
+	fclose(f);
+	if (views)
+		*views = n;
+	return bad;
+}
+
+/*
+ * Does the kernel run 5-level paging?  It clears the la57 flag of
+ * /proc/cpuinfo when it does not (no5lvl, or a CPU without LA57).
+ */
+static inline bool paging_5level(void)
+{
+	char line[4096];
+	bool la57 = false;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	check(f, "/proc/cpuinfo: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5)) {
+			la57 = strstr(line, " la57 ") || strstr(line, " la57\n");
+			break;
+		}
+	fclose(f);
+	return la57;
+}
+
+/* Table pages of a view without patches: PUD and PMD copies, and P4D. */
+static inline unsigned int view_base_pt_pages(void)
+{
+	return paging_5level() ? 3 : 2;
+}
+
 static inline long mem_free_kb(void)
 {
 	char line[256];
