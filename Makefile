@@ -26,7 +26,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -I$(INCDIR)
 
 Q := $(if $(V),,@)
 
-.PHONY: all help deps kernel kernel-debug kernel-debian test-debian libbpf-ext userspace tests test test-host test-guest demo soak vm install \
+.PHONY: all help deps kernel kernel-debug kernel-debian test-debian libbpf-ext userspace tests test test-host test-guest demo soak repeat deb deb-userspace vm install \
 	eval-build eval eval-quick eval-kprobe \
 	kernel-config kernel-reset kernel-status export-patches check-apply check-series check-configs \
 	checkpatch clean distclean
@@ -147,6 +147,32 @@ soak: deps
 		--timeout $$(( $(SOAK_SECONDS) + 900 )) --results $(BUILD)/soak-results -- \
 		$(BUILD)/tests/guest/kview-stress --duration $(SOAK_SECONDS) \
 		$(if $(SOAK_SEED),--seed $(SOAK_SEED))
+
+## repeat          boot the test kernel again and again (REPEAT_BOOTS, default
+##                 10; REPEAT_SECONDS to stop starting boots) on 2 vCPUs, each
+##                 running the evaluation's smoke test and the stress with a
+##                 new seed, every console log kept in build/repeat/ (for a
+##                 failure one boot does not show; REPEAT_KERNEL=debug)
+REPEAT_BOOTS ?= 10
+REPEAT_KERNEL ?= test
+repeat: deps
+	$(Q)$(MAKE) --no-print-directory all eval-build $(if $(filter debug,$(REPEAT_KERNEL)),kernel-debug)
+	$(Q)$(ROOT)/tests/repeat-guest -n $(REPEAT_BOOTS) $(if $(REPEAT_SECONDS),-t $(REPEAT_SECONDS)) -- \
+		--kernel $(REPEAT_KERNEL) --smp 2 --mem 3072 --timeout 1800 -- \
+		bash -c '$(ROOT)/tests/guest/eval-smoke.sh && $(BUILD)/tests/guest/kview-stress --ops 400'
+
+## deb             Debian packages in build/deb/: the kernel (Debian's whole
+##                 cloud-amd64 configuration plus kview, linux-image and
+##                 linux-headers, by the kernel's bindeb-pkg; slow) and the
+##                 userspace (kview, libkview0, libkview-dev); docs/usage.md
+##                 says how to install them
+## deb-userspace   the userspace packages only
+deb: deb-userspace
+	$(Q)KVIEW_KERNEL=debian $(ROOT)/scripts/kernel-tree deb $(BUILD)/deb
+
+deb-userspace: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(ROOT)/scripts/make-deb $(BUILD)/deb
 
 ## demo            build, boot the kernel and run the demo
 demo: deps
