@@ -26,7 +26,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -I$(INCDIR)
 
 Q := $(if $(V),,@)
 
-.PHONY: all help deps kernel kernel-debug kernel-debian test-debian libbpf-ext userspace tests test test-host test-guest demo soak repeat deb deb-userspace vm install \
+.PHONY: all help deps kernel kernel-debug kernel-debian kernel-base test-debian libbpf-ext userspace tests test test-host test-guest demo soak repeat deb deb-userspace vm install \
 	eval-build eval eval-quick eval-kprobe \
 	kernel-config kernel-reset kernel-status export-patches check-apply check-series check-configs \
 	checkpatch clean distclean
@@ -54,6 +54,12 @@ kernel-debug:
 ##                 same tree (1,100 modules; slow): build/bzImage-debian
 kernel-debian:
 	$(Q)KVIEW_KERNEL=debian $(ROOT)/scripts/kernel-tree build
+
+## kernel-base     the test kernel's options on Debian's source without the
+##                 series (an unmodified kernel to compare with, e.g.
+##                 eval/qemu-stale-int3): build/bzImage-base
+kernel-base:
+	$(Q)KVIEW_KERNEL=base $(ROOT)/scripts/kernel-tree build
 
 ## kernel-config   regenerate the kernel .config from kernel-config/
 kernel-config:
