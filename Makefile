@@ -136,11 +136,12 @@ test-guest:
 	$(Q)$(ROOT)/tests/run --guest-only
 
 ## test-debian     the in-guest suite on Debian's whole configuration plus
-##                 kview (make kernel-debian), with 5-level paging and PTI on;
-##                 not part of make test (the kernel takes too long to build)
+##                 kview (make kernel-debian), with 5-level paging, PTI on and
+##                 EFI firmware; not part of make test (the kernel takes too
+##                 long to build)
 test-debian: deps
 	$(Q)$(MAKE) --no-print-directory all eval-build kernel-debian
-	$(Q)$(ROOT)/kvm/run --kernel debian --smp 2 --mem 3072 --paging 5 --pti on \
+	$(Q)$(ROOT)/kvm/run --kernel debian --smp 2 --mem 3072 --paging 5 --pti on --firmware efi \
 		--timeout 3600 --results $(BUILD)/test-results/guest-debian -- \
 		$(ROOT)/tests/run-guest "" $(ROOT)/tests/guest.list
 

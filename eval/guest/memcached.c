@@ -17,7 +17,7 @@
  *          pid; a consumer thread of this process keeps the traced ones
  *   in     attached globally; "pid == traced" first thing in the program
  *   pre    a filter view: hooks armed for everyone, programs skipped for
- *          processes outside the view before they run (patch 0015, filter views)
+ *          processes outside the view before they run (patch 0016, filter views)
  *   kview  the traced process's kernel view
  *
  * N programs go round the hook list below: syscall tracepoints memcached

@@ -24,12 +24,20 @@
  *                 its page tables: the idle task must not run the view's
  *                 text from then on (its sched_switch on the process's
  *                 wakeup is not an out-of-scope hit)
+ *   efi-runtime   a member makes EFI runtime calls (reads efivarfs, under
+ *                 kvm/run --firmware efi): efi_rts_wq's worker borrows the
+ *                 member's mm and must not come back from the firmware's
+ *                 page tables onto the view's (out_of_scope stays 0)
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -411,6 +419,142 @@ static void test_lazy_join(bool filter)
 	settle_clean();
 }
 
+#define EFIVARS "/sys/firmware/efi/efivars"
+
+/* Is efivarfs mounted on EFIVARS? */
+static bool efivarfs_mounted(void)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/mounts", "r");
+
+	check(f, "/proc/mounts: %s", strerror(errno));
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " " EFIVARS " efivarfs ") != NULL;
+	fclose(f);
+	return found;
+}
+
+/* Mount efivarfs if needed; the path of one EFI variable in it. */
+static void efivar_path(char *buf, size_t size)
+{
+	struct dirent *d;
+	DIR *dir;
+
+	check(!access("/sys/firmware/efi", F_OK),
+	      "not booted through EFI firmware (kvm/run --firmware efi)");
+	if (!efivarfs_mounted()) {
+		check(!system("grep -qw efivarfs /proc/filesystems || "
+			      "modprobe -d \"$KVIEW_MODROOT\" efivarfs"),
+		      "no efivarfs (CONFIG_EFIVAR_FS)");
+		check(!mount("efivarfs", EFIVARS, "efivarfs", 0, NULL),
+		      "mount efivarfs: %s", strerror(errno));
+	}
+	dir = opendir(EFIVARS);
+	check(dir, "opendir %s: %s", EFIVARS, strerror(errno));
+	buf[0] = 0;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.') {
+			snprintf(buf, size, "%s/%s", EFIVARS, d->d_name);
+			break;
+		}
+	closedir(dir);
+	check(buf[0], "the firmware has no EFI variable to read");
+}
+
+static volatile int efi_stop;
+
+/* The member's second thread: keeps CPU 0 lazy on the member's mm. */
+static void *efi_sleeper(void *arg)
+{
+	(void)arg;
+	pin_to_cpu(0);
+	while (!efi_stop)
+		usleep(200);
+	return NULL;
+}
+
+/*
+ * EFI runtime services run in efi_rts_wq's worker, a kernel thread that
+ * borrows the mm of whatever ran before it on its CPU (active_mm), while
+ * the CPU runs on init_mm's tables when that mm is a view member's (design
+ * section 4, lazy TLB).  efi_enter_mm() switches to efi_mm for the call;
+ * efi_leave_mm() must switch back to what the CPU had loaded, not to the
+ * borrowed mm: else the worker runs on in the member's view until it
+ * sleeps, and its own sched_switch reaches the view's program from
+ * outside the view.  The member reads an EFI variable on CPU 1 while its
+ * other thread comes and goes on CPU 0, so wherever the worker runs, the
+ * mm it borrows is the member's.
+ */
+static void test_efi_runtime(void)
+{
+	struct kview_stats before, after;
+	int ready[2], go[2], reads = 300;
+	unsigned int k[64];
+	struct scope *skel;
+	struct bpf_link *link;
+	struct kview *kv;
+	char var[512], c;
+	size_t n, j;
+	pid_t t;
+
+	check(sysconf(_SC_NPROCESSORS_ONLN) >= 2, "needs 2 CPUs");
+	efivar_path(var, sizeof(var));
+	diag("reading %s", var);
+	pin_to_cpu(0);
+	skel = load("tp_switch", 0, 0);
+	kv = kview__create(0, NULL);
+	check(kv, "kview__create: %s", strerror(errno));
+	link = attach(skel, "tp_switch", kv);
+	check(!pipe(ready) && !pipe(go), "pipe: %s", strerror(errno));
+	t = fork();
+	check(t >= 0, "fork: %s", strerror(errno));
+	if (!t) {
+		char buf[4096];
+		pthread_t th;
+		int i, fd, ok = 0;
+
+		pin_to_cpu(1);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		if (pthread_create(&th, NULL, efi_sleeper, NULL))
+			_exit(1);
+		for (i = 0; i < reads; i++) {
+			fd = open(var, O_RDONLY);
+			if (fd >= 0 && read(fd, buf, sizeof(buf)) > 4)
+				ok++;
+			if (fd >= 0)
+				close(fd);
+		}
+		efi_stop = 1;
+		pthread_join(th, NULL);
+		_exit(ok == reads ? 0 : 2);
+	}
+	check(read(ready[0], &c, 1) == 1, "the child did not start");
+	check(!kview__add_pid(kv, t), "kview__add_pid: %s", strerror(errno));
+	before = kview_stats();
+	check(write(go[1], "g", 1) == 1, "start the child: %s", strerror(errno));
+	check_eq(wait_exit(t), 0);
+	kview_info_memberless(kv);
+	after = kview_stats();
+	n = keys(skel, k, 64);
+	for (j = 0; j < n; j++)
+		check(k[j] == (unsigned int)t,
+		      "tp_switch in the view counted process %u", k[j]);
+	diag("%d EFI variable reads; the member's switches counted %llu; out-of-scope hits %lu",
+	     reads, counted(skel, t), after.out_of_scope - before.out_of_scope);
+	check(counted(skel, t) > 0, "the view saw no switch of the member");
+	check_eq(after.out_of_scope - before.out_of_scope, 0);
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+	bpf_link__destroy(link);
+	kview__destroy(kv);
+	scope__destroy(skel);
+	settle_clean();
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -427,8 +571,10 @@ int main(int argc, char **argv)
 		test_lazy_join(false);
 	else if (!strcmp(mode, "lazy-join-filter"))
 		test_lazy_join(true);
+	else if (!strcmp(mode, "efi-runtime"))
+		test_efi_runtime();
 	else {
-		fprintf(stderr, "usage: kview-scope global-perf|exit-events|lazy-tlb|lazy-join|lazy-join-filter\n");
+		fprintf(stderr, "usage: kview-scope global-perf|exit-events|lazy-tlb|lazy-join|lazy-join-filter|efi-runtime\n");
 		return 2;
 	}
 	return 0;
