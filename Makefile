@@ -81,7 +81,8 @@ export-patches:
 check-apply:
 	$(Q)$(ROOT)/scripts/kernel-tree check-apply
 
-## check-series    build every patch of the series on its own (slow)
+## check-series    build every patch of the series on its own (slow;
+##                 KVIEW_SERIES_PATCHES="1 19" or KVIEW_SERIES_FROM=N for part)
 check-series:
 	$(Q)$(ROOT)/scripts/kernel-tree check-series
 
