@@ -115,17 +115,34 @@ int kview__info(struct kview *kv, struct kview_info *info)
 	return ioctl(kv->fd, KVIEW_IOC_INFO, info) ? -errno : 0;
 }
 
+/*
+ * KVIEW_IOC_READ_TEXT reads within one page (a view copies text a page at
+ * a time); a range that crosses a page boundary takes one call per page,
+ * so that whether a caller's range fits does not depend on where the
+ * kernel placed a function.
+ */
 int kview__read_text(struct kview *kv, unsigned long addr, void *view_buf,
 		     void *global_buf, size_t len)
 {
+	unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE);
 	struct kview_text t;
+	size_t done, n;
 
-	memset(&t, 0, sizeof(t));
-	t.addr = addr;
-	t.view_buf = (uintptr_t)view_buf;
-	t.global_buf = (uintptr_t)global_buf;
-	t.len = len;
-	return ioctl(kv->fd, KVIEW_IOC_READ_TEXT, &t) ? -errno : 0;
+	if (!len || len > KVIEW_TEXT_MAX)
+		return fail(EINVAL);
+	for (done = 0; done < len; done += n) {
+		n = page - ((addr + done) & (page - 1));
+		if (n > len - done)
+			n = len - done;
+		memset(&t, 0, sizeof(t));
+		t.addr = addr + done;
+		t.view_buf = (uintptr_t)view_buf + done;
+		t.global_buf = (uintptr_t)global_buf + done;
+		t.len = n;
+		if (ioctl(kv->fd, KVIEW_IOC_READ_TEXT, &t))
+			return -errno;
+	}
+	return 0;
 }
 
 int kview__enter_scope(struct kview *kv)

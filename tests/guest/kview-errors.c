@@ -4,7 +4,9 @@
  * leaves nothing half-attached behind.
  *
  *   targets     no such pid, zombie, kernel thread, busy, bad flags, the
- *               limit of views
+ *               limit of views; KVIEW_IOC_READ_TEXT's bounds (one page,
+ *               KVIEW_TEXT_MAX bytes, kernel text) and kview__read_text()
+ *               across a page boundary
  *   privileges  no capabilities; CAP_BPF+CAP_PERFMON without ptrace
  *               rights; CAP_BPF+CAP_PERFMON with them
  *   scope       in a view's attach scope, hooks the view cannot scope are
@@ -48,6 +50,55 @@ static void check_clean(void)
 	check_eq(s.views, 0);
 	check_eq(s.patches, 0);
 	check_eq(s.pages, 0);
+}
+
+static int read_text(int fd, unsigned long addr, void *vb, void *gb,
+		     unsigned int len)
+{
+	struct kview_text t;
+
+	memset(&t, 0, sizeof(t));
+	t.addr = addr;
+	t.view_buf = (uintptr_t)vb;
+	t.global_buf = (uintptr_t)gb;
+	t.len = len;
+	return ioctl(fd, KVIEW_IOC_READ_TEXT, &t) ? -errno : 0;
+}
+
+/*
+ * The ioctl reads within one page of kernel text; libkview splits a range
+ * across a page boundary, so a caller's range need not care where the
+ * kernel put a function (the debug kernel's ksys_read starts 32 bytes
+ * before a page boundary).
+ */
+static void test_read_text(void)
+{
+	unsigned long end = (ksym("ksys_read") | 4095) + 1;
+	unsigned char vb[KVIEW_TEXT_MAX + 1], gb[KVIEW_TEXT_MAX + 1];
+	unsigned char v1[8], g1[8], v2[8], g2[8];
+	struct kview *kv = kview__create(0, NULL);
+	int fd;
+
+	check(kv, "kview__create: %s", strerror(errno));
+	fd = kview__fd(kv);
+	expect_errno(read_text(fd, end - 8, vb, gb, 0), EINVAL);
+	expect_errno(read_text(fd, end - 64, vb, gb, KVIEW_TEXT_MAX + 1), EINVAL);
+	expect_errno(read_text(fd, end - 8, vb, gb, 16), EINVAL);
+	expect_errno(read_text(fd, ksym("jiffies"), vb, gb, 8), EINVAL);
+	expect_errno(read_text(fd, end - 8, NULL, gb, 8), EFAULT);
+	expect_errno(kview__read_text(kv, end - 8, vb, gb, KVIEW_TEXT_MAX + 1),
+		     EINVAL);
+
+	/* Across the boundary: the same bytes as one read on each side. */
+	check(!kview__read_text(kv, end - 8, vb, gb, 16), "read text across %#lx: %s",
+	      end, strerror(errno));
+	check(!read_text(fd, end - 8, v1, g1, 8) && !read_text(fd, end, v2, g2, 8),
+	      "read text on each side of %#lx: %s", end, strerror(errno));
+	check(!memcmp(vb, v1, 8) && !memcmp(vb + 8, v2, 8) &&
+	      !memcmp(gb, g1, 8) && !memcmp(gb + 8, g2, 8),
+	      "kview__read_text across %#lx differs from a read on each side", end);
+	check(!memcmp(vb, gb, 16), "an empty view's text differs from the global text");
+	kview__destroy(kv);
 }
 
 static void test_targets(void)
@@ -101,6 +152,7 @@ static void test_targets(void)
 	}
 	close(dev);
 	check_clean();
+	test_read_text();
 }
 
 static int capset_bpf_perfmon(void)

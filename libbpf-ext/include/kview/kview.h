@@ -88,7 +88,8 @@ int kview__info(struct kview *kv, struct kview_info *info);
 /*
  * Read @len (<= KVIEW_TEXT_MAX) bytes of kernel text at @addr as the
  * view's processes execute them (@view_buf) and as every other process
- * does (@global_buf).  Needs CAP_SYS_ADMIN.
+ * does (@global_buf).  The range may cross a page boundary (it is read a
+ * page at a time).  Needs CAP_SYS_ADMIN.
  */
 int kview__read_text(struct kview *kv, unsigned long addr, void *view_buf,
 		     void *global_buf, size_t len);
