@@ -127,8 +127,8 @@ include $(ROOT)/eval/build.mk
 ## test            build everything, run host tests and the in-guest suite on
 ##                 the test kernel, then on the debug kernel (built alongside)
 test: deps
-	$(Q)$(MAKE) --no-print-directory all eval-build
-	$(Q)KVIEW_BUILD_DEBUG=1 $(ROOT)/tests/run
+	$(Q)$(ROOT)/scripts/kernel-tree prepare
+	$(Q)$(ROOT)/tests/run --build
 
 test-host:
 	$(Q)$(ROOT)/tests/run --host-only

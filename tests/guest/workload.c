@@ -4,6 +4,8 @@
  * read is read(fd, buf, MARK_SIZE) on /dev/zero, a size nothing else uses,
  * so a BPF program can count exactly these.
  *
+ *   workload -s MODE ...        stop itself (SIGSTOP) first: whoever
+ *                               attaches to it then sends SIGCONT
  *   workload reads N            N marked reads
  *   workload threads T N        T threads, N marked reads each
  *   workload fork N             N marked reads, then fork: parent and child
@@ -113,10 +115,16 @@ static void *thread_main(void *arg)
 
 int main(int argc, char **argv)
 {
-	long n = argc > 2 ? atol(argv[argc > 3 && !strcmp(argv[1], "threads") ? 3 : 2]) : 0;
 	pthread_t tids[64];
-	long i, t;
+	long i, t, n;
 	pid_t child;
+
+	if (argc > 1 && !strcmp(argv[1], "-s")) {
+		raise(SIGSTOP);
+		argv++;
+		argc--;
+	}
+	n = argc > 2 ? atol(argv[argc > 3 && !strcmp(argv[1], "threads") ? 3 : 2]) : 0;
 
 	zero_fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 	if (zero_fd < 0 || argc < 2) {

@@ -8,7 +8,9 @@
 # it fails or when $V is set.  Results are appended to $TAP_OUT if set.
 #
 #   tap_run_list LIST [FILTER]     FILTER: extended regex on test names;
-#                                  $TAP_SKIP: a regex of names to leave out
+#                                  $TAP_SKIP: a regex of names to leave out;
+#                                  $TAP_ONLY: a regex of the only names
+#                                  to run
 #
 # $TAP_REAP=1 (in the guest only, where nothing else runs): after each
 # test, kill the user processes it left running, so that a failed test's
@@ -24,6 +26,7 @@ tap_run_list() {
 		read -r name cmd <<<"$line"
 		[ -z "$filter" ] || [[ $name =~ $filter ]] || continue
 		[ -z "${TAP_SKIP:-}" ] || ! [[ $name =~ $TAP_SKIP ]] || continue
+		[ -z "${TAP_ONLY:-}" ] || [[ $name =~ $TAP_ONLY ]] || continue
 		names+=("$name")
 		cmds+=("$cmd")
 	done <"$list"
