@@ -5,7 +5,9 @@
 # closing "N passed, N failed" line).  A list file has one test a line,
 # "name  command...", evaluated by bash; '#' starts a comment.  A test passes
 # when its command exits 0.  Its output is shown, as TAP diagnostics, when
-# it fails or when $V is set.  Results are appended to $TAP_OUT if set.
+# it fails or when $V is set.  Results are appended to $TAP_OUT if set, and
+# every test's whole output, passed or not, is kept beside it in
+# logs/NAME.log.
 #
 #   tap_run_list LIST [FILTER]     FILTER: extended regex on test names;
 #                                  $TAP_SKIP: a regex of names to leave out;
@@ -47,6 +49,10 @@ tap_run_list() {
 			rc=$?
 		fi
 		dt=$(echo "$(date +%s.%N) - $t0" | bc)
+		if [ -n "${TAP_OUT:-}" ]; then
+			mkdir -p "$(dirname "$TAP_OUT")/logs"
+			cp "$out" "$(dirname "$TAP_OUT")/logs/$name.log"
+		fi
 		if [ $rc = 0 ]; then
 			pass=$((pass + 1))
 			_tap "$(printf 'ok %d - %s # %.1fs' $((n + 1)) "$name" "$dt")"
