@@ -56,7 +56,7 @@ static const char attach_usage[] =
 "\n"
 "Needs CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON) and ptrace rights over N.\n";
 
-static long parse_number(const char *what, const char *s, long max)
+long parse_number(const char *what, const char *s, long max)
 {
 	char *end;
 	long v;
@@ -90,7 +90,7 @@ static void check_object_file(const char *path)
 		    hdr[18] | hdr[19] << 8);
 }
 
-static const char *create_error(int err, pid_t pid)
+const char *create_error(int err, pid_t pid)
 {
 	static char buf[160];
 
@@ -178,11 +178,6 @@ static struct kview_links *attach_global(struct bpf_object *obj)
 {
 	/* A view-less kview_links: attach_object with no scope. */
 	return kview__attach_object(NULL, obj);
-}
-
-static int pidfd_open_compat(pid_t pid)
-{
-	return syscall(SYS_pidfd_open, pid, 0);
 }
 
 int cmd_attach(int argc, char **argv)

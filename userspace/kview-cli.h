@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <bpf/libbpf.h>
 
 #define KVIEW_VERSION "0.1.0"
@@ -18,6 +19,15 @@ void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int cmd_attach(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
+
+/* A positive number from option @what, at most @max, or die. */
+long parse_number(const char *what, const char *s, long max);
+/* The one-line message for kview__create()'s errno @err on @pid. */
+const char *create_error(int err, pid_t pid);
+
+/* pidfd_open(2), which glibc 2.36 has no wrapper for. */
+int pidfd_open_compat(pid_t pid);
 
 /* libbpf messages: kept for error reports, shown with -v. */
 void libbpf_capture_init(void);
@@ -26,6 +36,36 @@ void libbpf_capture_reset(void);
 
 /* Print the maps of @obj (BTF-decoded where possible) on @out. */
 void dump_maps(FILE *out, struct bpf_object *obj);
+
+/* debugfs kview/views, parsed (views.c). */
+#define VIEWS_FILE "/sys/kernel/debug/kview/views"
+
+struct member {
+	int pid;
+	char comm[64];
+};
+
+struct attachment {
+	char kind[16];
+	unsigned long long addr;
+	char symbol[128];
+};
+
+struct view {
+	unsigned int id, flags, members, attachments, patches, pages, pt_pages;
+	unsigned long long bytes, out_of_scope;
+	struct member *m;
+	size_t nm;
+	struct attachment *a;
+	size_t na;
+};
+
+/*
+ * Read every view: 0, or -errno (-ENOENT: no such file, i.e. no debugfs or
+ * no CONFIG_KVIEW; -EPROTO: a line not in the kernel's format).
+ */
+int views_read(struct view **views, size_t *n);
+void views_free(struct view *views, size_t n);
 
 /* JSON string with escapes. */
 void json_string(FILE *out, const char *s);

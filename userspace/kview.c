@@ -3,6 +3,7 @@
  * kview: attach eBPF programs to one process's kernel view.
  *
  *   kview attach --pid N [--follow-fork] [--follow-exec] [--duration S] prog.o
+ *   kview exec (--pid N | -c COMMAND) [options] -- TOOL [ARGS...]
  *   kview list [-j]
  */
 #include <errno.h>
@@ -10,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "kview-cli.h"
 
@@ -24,6 +27,9 @@ static const char usage_text[] =
 "\n"
 "Commands:\n"
 "  attach --pid N [options] prog.o   attach every program of prog.o in N's view\n"
+"  exec --pid N [options] -- TOOL    run a tracing tool (bpftrace, opensnoop,\n"
+"                                     ...) with its hooks in N's view\n"
+"  exec -c CMD [options] -- TOOL     the same on a command it starts\n"
 "  list [-j]                          show the kernel views (-j: JSON)\n"
 "\n"
 "Options:\n"
@@ -117,6 +123,11 @@ void json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+int pidfd_open_compat(pid_t pid)
+{
+	return syscall(SYS_pidfd_open, pid, 0);
+}
+
 int main(int argc, char **argv)
 {
 	int i = 1;
@@ -142,6 +153,8 @@ int main(int argc, char **argv)
 	libbpf_capture_init();
 	if (!strcmp(argv[i], "attach"))
 		return cmd_attach(argc - i, argv + i);
+	if (!strcmp(argv[i], "exec"))
+		return cmd_exec(argc - i, argv + i);
 	if (!strcmp(argv[i], "list"))
 		return cmd_list(argc - i, argv + i);
 	die("unknown command '%s' (see kview --help)", argv[i]);

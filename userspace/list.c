@@ -10,8 +10,6 @@
 
 #include "kview-cli.h"
 
-#define VIEWS_FILE "/sys/kernel/debug/kview/views"
-
 static const char list_usage[] =
 "Usage: kview list [-j]\n"
 "\n"
@@ -24,83 +22,6 @@ static const char list_usage[] =
 "Options:\n"
 "  -j, --json   JSON output\n"
 "  -h, --help   this help\n";
-
-struct member {
-	int pid;
-	char comm[64];
-};
-
-struct attachment {
-	char kind[16];
-	unsigned long long addr;
-	char symbol[128];
-};
-
-struct view {
-	unsigned int id, flags, members, attachments, patches, pages, pt_pages;
-	unsigned long long bytes, out_of_scope;
-	struct member *m;
-	size_t nm;
-	struct attachment *a;
-	size_t na;
-};
-
-static void *grow(void *p, size_t n, size_t size)
-{
-	p = realloc(p, n * size);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-static size_t read_views(struct view **out)
-{
-	struct view *views = NULL, *v = NULL;
-	char line[512];
-	size_t n = 0;
-	FILE *f;
-
-	f = fopen(VIEWS_FILE, "r");
-	if (!f) {
-		if (errno == ENOENT)
-			die("%s: %s (is debugfs mounted, and the kernel built with CONFIG_KVIEW?)",
-			    VIEWS_FILE, strerror(errno));
-		die("%s: %s", VIEWS_FILE, strerror(errno));
-	}
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (!strncmp(line, "view ", 5)) {
-			views = grow(views, n + 1, sizeof(*views));
-			v = &views[n++];
-			memset(v, 0, sizeof(*v));
-			if (sscanf(line, "view %u flags %x members %u attachments %u patches %u pages %u pt_pages %u bytes %llu out_of_scope %llu",
-				   &v->id, &v->flags, &v->members, &v->attachments,
-				   &v->patches, &v->pages, &v->pt_pages, &v->bytes,
-				   &v->out_of_scope) != 9)
-				die("%s: unexpected line '%s'", VIEWS_FILE, line);
-		} else if (v && !strncmp(line, "\tpid ", 5)) {
-			struct member *m;
-			int used = 0;
-
-			v->m = grow(v->m, v->nm + 1, sizeof(*v->m));
-			m = &v->m[v->nm++];
-			if (sscanf(line, "\tpid %d %n", &m->pid, &used) != 1)
-				die("%s: unexpected line '%s'", VIEWS_FILE, line);
-			snprintf(m->comm, sizeof(m->comm), "%s", line + used);
-		} else if (v && !strncmp(line, "\tattach ", 8)) {
-			struct attachment *a;
-
-			v->a = grow(v->a, v->na + 1, sizeof(*v->a));
-			a = &v->a[v->na++];
-			if (sscanf(line, "\tattach %15s %llx %127s", a->kind,
-				   &a->addr, a->symbol) != 3)
-				die("%s: unexpected line '%s'", VIEWS_FILE, line);
-		}
-	}
-	fclose(f);
-	*out = views;
-	return n;
-}
 
 static const char *flags_str(unsigned int flags)
 {
@@ -180,8 +101,8 @@ int cmd_list(int argc, char **argv)
 {
 	struct view *views;
 	bool json = false;
-	size_t n, i;
-	int a;
+	int a, err;
+	size_t n;
 
 	for (a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "-j") || !strcmp(argv[a], "--json"))
@@ -193,15 +114,18 @@ int cmd_list(int argc, char **argv)
 			die("list: unknown argument '%s' (see kview list --help)", argv[a]);
 		}
 	}
-	n = read_views(&views);
+	err = views_read(&views, &n);
+	if (err == -ENOENT)
+		die("%s: %s (is debugfs mounted, and the kernel built with CONFIG_KVIEW?)",
+		    VIEWS_FILE, strerror(-err));
+	if (err == -EPROTO)
+		die("%s: unexpected contents (a kernel of another kview version?)", VIEWS_FILE);
+	if (err)
+		die("%s: %s", VIEWS_FILE, strerror(-err));
 	if (json)
 		print_json(views, n);
 	else
 		print_table(views, n);
-	for (i = 0; i < n; i++) {
-		free(views[i].m);
-		free(views[i].a);
-	}
-	free(views);
+	views_free(views, n);
 	return 0;
 }

@@ -15,6 +15,8 @@
  *   workload forkspin           fork a child; both do marked reads forever
  *   workload syscalls N         N getppid() system calls
  *   workload spin               marked reads until killed
+ *   workload openspin           open and close /dev/null every 10 ms until
+ *                               killed (for opensnoop-style tools)
  *   workload pingpong N         N one-byte TCP round trips over loopback
  *                               with a forked partner (not a thread: not in
  *                               the view without follow-fork), sleeping
@@ -176,6 +178,13 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "spin") && argc == 2) {
 		for (;;)
 			reads(1000);
+	} else if (!strcmp(argv[1], "openspin") && argc == 2) {
+		struct timespec pause = { 0, 10000000 };
+
+		for (;;) {
+			close(open("/dev/null", O_RDONLY | O_CLOEXEC));
+			nanosleep(&pause, NULL);
+		}
 	} else if (!strcmp(argv[1], "pingpong") && argc == 3) {
 		return pingpong(n);
 	} else {

@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kview-exec.sh: unmodified tracing tools from Debian (bpftrace, and bcc's
+# libbpf-tools) run under `kview exec` against a target and a decoy of the
+# same name doing the same work: the tool shows the target's events and
+# none of the decoy's, while the same tool run globally shows both.  Also:
+# -c traces a command from its first instruction (exact count), a hook a
+# view cannot scope is refused and nothing stays attached, the tool's exit
+# status is kview's, bad input is a one-line error, and a hook whose events
+# other tasks raise gets its one-line note.
+set -u
+B=${KVIEW_BUILD:?}
+K=$B/userspace/kview
+W=$B/tests/guest/workload
+R=$KVIEW_RESULTS
+fails=0
+
+say() { echo "# [${SECONDS}s] $*"; }
+bad() { echo "# FAIL: $*"; fails=$((fails + 1)); }
+
+for tool in bpftrace opensnoop runqlat; do
+	command -v $tool >/dev/null || { bad "no $tool (Debian's bpftrace, libbpf-tools)"; exit 1; }
+done
+
+stats_clean() {
+	local s
+	s=$(head -n 5 /sys/kernel/debug/kview/stats | tr '\n' ' ')
+	case $s in
+	"views 0 members 0 patches 0 pages 0 pt_pages 0 ") ;;
+	*) bad "after $1: kview left something behind: $s" ;;
+	esac
+}
+
+# hooks: the attachments of every view (one view exists at a time here).
+hooks() { grep -c "^$(printf '\t')attach " /sys/kernel/debug/kview/views 2>/dev/null; }
+
+# traced NAME NHOOKS SECONDS CMD...: run CMD (a kview exec, or the tool
+# alone for the global run) in the background with its output in
+# $R/exec-NAME.out; with NHOOKS > 0, wait (up to 180 s: bpftrace starts
+# slowly under TCG) until the view has NHOOKS hooks; let it trace for
+# SECONDS; then SIGINT it, as a user's kill -INT would, and wait.  Sets $rc.
+traced() {
+	local name=$1 n=$2 secs=$3 pid
+	shift 3
+	"$@" >"$R/exec-$name.out" 2>&1 &
+	pid=$!
+	if [ "$n" -gt 0 ]; then
+		for _ in $(seq 1800); do
+			[ "$(hooks)" -ge "$n" ] && break
+			kill -0 $pid 2>/dev/null || break
+			sleep 0.1
+		done
+		[ "$(hooks)" -ge "$n" ] || bad "$name: the view never had $n hook(s)"
+	else
+		# A global tool: wait for its header line.
+		for _ in $(seq 1800); do
+			[ -s "$R/exec-$name.out" ] && break
+			sleep 0.1
+		done
+		sleep 2
+	fi
+	sleep "$secs"
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	say "$name: exit $rc; output:"
+	sed 's/^/#   /' "$R/exec-$name.out" | head -n 40
+}
+
+"$W" spin & T=$!
+"$W" spin & D=$!
+"$W" openspin & O=$!
+"$W" openspin & P=$!
+say "target $T and decoy $D (marked reads); target $O and decoy $P (opens), all named workload"
+
+# bpftrace: a tracepoint, a kprobe and a kretprobe in one script, keyed by pid.
+script='tracepoint:syscalls:sys_enter_read /args->count == 7/ { @tp[pid] = count(); }
+kprobe:ksys_read /comm == "workload"/ { @kp[pid] = count(); }
+kretprobe:ksys_read /comm == "workload"/ { @kr[pid] = count(); }'
+traced bpftrace-view 3 3 "$K" exec --pid $T -- bpftrace -e "$script"
+[ $rc = 0 ] || bad "bpftrace under kview exec: exit $rc"
+for m in tp kp kr; do
+	grep -Eq "^@$m\[$T\]: [1-9]" "$R/exec-bpftrace-view.out" || bad "bpftrace @$m: no events of the target"
+	grep -q "^@$m\[$D\]" "$R/exec-bpftrace-view.out" && bad "bpftrace @$m: events of the decoy"
+	grep "^@$m\[" "$R/exec-bpftrace-view.out" | grep -Ev "^@$m\[$T\]" |
+		sed 's/^/#   not the target: /' | grep . && bad "bpftrace @$m: events of other processes"
+done
+stats_clean "bpftrace in a view"
+traced bpftrace-global 0 3 bpftrace -e "$script"
+for m in tp kp kr; do
+	if ! grep -Eq "^@$m\[$T\]: [1-9]" "$R/exec-bpftrace-global.out" ||
+		! grep -Eq "^@$m\[$D\]: [1-9]" "$R/exec-bpftrace-global.out"; then
+		bad "bpftrace globally @$m: not both the target's and the decoy's events"
+	fi
+done
+
+# opensnoop (libbpf-tools): its tracepoints on openat in the target's view.
+traced opensnoop-view 2 3 "$K" exec --pid $O -- opensnoop
+[ $rc = 0 ] || bad "opensnoop under kview exec: exit $rc"
+grep -Eq "^$O +workload .*/dev/null" "$R/exec-opensnoop-view.out" || bad "opensnoop: no opens of the target"
+grep -Eq "^$P " "$R/exec-opensnoop-view.out" && bad "opensnoop: opens of the decoy"
+others=$(grep -E '^[0-9]+ ' "$R/exec-opensnoop-view.out" | grep -Evc "^$O ")
+[ "$others" = 0 ] || bad "opensnoop: $others line(s) of other processes"
+stats_clean "opensnoop in a view"
+traced opensnoop-global 0 3 opensnoop
+if ! grep -Eq "^$O " "$R/exec-opensnoop-global.out" || ! grep -Eq "^$P " "$R/exec-opensnoop-global.out"; then
+	bad "opensnoop globally: not both the target's and the decoy's opens"
+fi
+
+# runqlat: its sched_wakeup hooks run in the waker: kview exec says so.
+traced runqlat-view 3 2 "$K" exec --pid $T -- runqlat
+[ $rc = 0 ] || bad "runqlat under kview exec: exit $rc"
+grep -q "^kview: note: runqlat's hook on sched_wakeup.*: runs in the task that wakes" "$R/exec-runqlat-view.out" ||
+	bad "no note on runqlat's wakeup hooks"
+stats_clean "runqlat in a view"
+
+# -c: the command runs once the hook is in, and every marked read is seen.
+"$K" exec -c "$W reads 500" -- bpftrace -e \
+	'tracepoint:syscalls:sys_enter_read /args->count == 7/ { @reads = count(); }' \
+	>"$R/exec-c.out" 2>&1
+rc=$?
+say "kview exec -c '$W reads 500' -- bpftrace: exit $rc"
+sed 's/^/#   /' "$R/exec-c.out"
+[ $rc = 0 ] || bad "-c: exit $rc"
+grep -qx '@reads: 500' "$R/exec-c.out" || bad "-c: bpftrace did not count exactly the command's 500 marked reads"
+stats_clean "-c"
+
+# What a view cannot scope is refused, and nothing is attached globally.
+"$K" exec --pid $T -- bpftrace -e 'kfunc:vfs_read { @ = count(); }' >"$R/exec-kfunc.out" 2>&1
+rc=$?
+say "bpftrace kfunc: under kview exec: exit $rc"
+sed 's/^/#   /' "$R/exec-kfunc.out"
+[ $rc != 0 ] || bad "bpftrace kfunc: in a view did not fail"
+grep -q "kview: bpftrace exited: exit $rc" "$R/exec-kfunc.out" || bad "kview exec did not exit with bpftrace's status"
+left=$(bpftool -j link show 2>/dev/null | grep -o '"type":"tracing"' | wc -l)
+[ "$left" = 0 ] || bad "$left tracing link(s) left after the refusal"
+stats_clean "a refused kfunc"
+
+# The tool's status is kview's; bad input is one line and exit 1.
+"$K" exec -q --pid $T -- sh -c 'exit 3'
+rc=$?
+[ $rc = 3 ] || bad "sh -c 'exit 3' under kview exec: exit $rc"
+"$K" exec -q --pid $T -- /nonexistent-tool 2>"$R/exec-enoent.err"
+rc=$?
+[ $rc = 127 ] || bad "a missing tool: exit $rc, expected 127"
+grep -q "cannot run /nonexistent-tool: No such file or directory" "$R/exec-enoent.err" || bad "a missing tool: no clear error"
+expect_error() {
+	local what=$1 out rc
+	shift
+	out=$("$K" "$@" 2>&1)
+	rc=$?
+	say "$what: exit $rc: $out"
+	if [ $rc != 1 ] || [ "$(echo "$out" | wc -l)" != 1 ]; then
+		bad "$what: not a one-line error with exit 1"
+	fi
+}
+expect_error "no target" exec -- true
+expect_error "two targets" exec --pid $T -c true -- true
+expect_error "no tool" exec --pid $T
+expect_error "no such process" exec --pid 999999 -- true
+expect_error "a kernel thread" exec --pid 2 -- true
+expect_error "a target already in a view" exec -q --pid $T -- "$K" exec -q --pid $T -- true
+stats_clean "the errors"
+
+kill $T $D $O $P
+wait 2>/dev/null
+[ $fails = 0 ]
