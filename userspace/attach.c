@@ -173,13 +173,6 @@ static void print_programs(struct kview_links *links)
 	}
 }
 
-/* Attach every program for everybody, all or nothing (--mode global). */
-static struct kview_links *attach_global(struct bpf_object *obj)
-{
-	/* A view-less kview_links: attach_object with no scope. */
-	return kview__attach_object(NULL, obj);
-}
-
 int cmd_attach(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -192,6 +185,8 @@ int cmd_attach(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
+	const struct bpf_program *bad = NULL;
+	LIBBPF_OPTS(kview_attach_opts, attach_opts, .failed_prog = &bad);
 	LIBBPF_OPTS(kview_opts, opts);
 	const char *path, *why = NULL, *stop_reason = "?";
 	struct kview_links *links;
@@ -250,7 +245,7 @@ int cmd_attach(int argc, char **argv)
 	if (!obj)
 		die("%s: cannot open as a BPF object: %s", path, strerror(errno));
 	bpf_object__for_each_program(prog, obj) {
-		if (!global && bpf_program__autoload(prog) &&
+		if (!global && bpf_program__autoload(prog) && bpf_program__autoattach(prog) &&
 		    kview_program__scopable(prog, &why))
 			die("%s: program '%s' (SEC(\"%s\")) cannot be scoped to a process: %s",
 			    path, bpf_program__name(prog),
@@ -275,9 +270,8 @@ int cmd_attach(int argc, char **argv)
 		return 1;
 	}
 
-	links = global ? attach_global(obj) : kview__attach_object(kv, obj);
+	links = kview__attach_object_opts(global ? NULL : kv, obj, &attach_opts);
 	if (!links) {
-		const struct bpf_program *bad = kview_last_failed_program();
 
 		err = errno;
 		kview__destroy(kv);

@@ -8,7 +8,7 @@
 #include <sys/types.h>
 #include <bpf/libbpf.h>
 
-#define KVIEW_VERSION "0.1.0"
+#define KVIEW_VERSION "0.2.0"
 
 extern bool verbose;
 

@@ -230,14 +230,30 @@ const struct bpf_program *kview_last_failed_program(void)
 	return last_failed;
 }
 
-struct kview_links *kview__attach_object(struct kview *kv,
-					 struct bpf_object *obj)
+/* What bpf_object__attach_skeleton() would attach. */
+static bool auto_attached(const struct bpf_program *prog)
 {
+	return bpf_program__autoload(prog) && bpf_program__autoattach(prog);
+}
+
+struct kview_links *kview__attach_object_opts(struct kview *kv,
+					      struct bpf_object *obj,
+					      const struct kview_attach_opts *opts)
+{
+	const struct bpf_program *failed = NULL;
 	struct kview_links *links;
 	struct bpf_program *prog;
 	size_t n = 0;
 	int err = 0;
 
+	if (opts && !opts_valid(opts, opts->sz,
+				offsetof(struct kview_attach_opts, kview_attach_opts__last_field) +
+				sizeof(opts->kview_attach_opts__last_field))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (opts && opts->failed_prog)
+		*opts->failed_prog = NULL;
 	last_failed = NULL;
 	links = calloc(1, sizeof(*links));
 	if (!links)
@@ -252,10 +268,10 @@ struct kview_links *kview__attach_object(struct kview *kv,
 	}
 	/* Check every section before attaching anything. */
 	bpf_object__for_each_program(prog, obj) {
-		if (!kv || !bpf_program__autoload(prog))
+		if (!kv || !auto_attached(prog))
 			continue;
 		if (kview_program__scopable(prog, NULL)) {
-			last_failed = prog;
+			failed = prog;
 			err = EOPNOTSUPP;
 			goto fail;
 		}
@@ -263,13 +279,13 @@ struct kview_links *kview__attach_object(struct kview *kv,
 	bpf_object__for_each_program(prog, obj) {
 		struct bpf_link *link;
 
-		if (!bpf_program__autoload(prog))
+		if (!auto_attached(prog))
 			continue;
 		link = kv ? kview__attach_program(kv, prog) :
 			    bpf_program__attach(prog);
 		if (!link) {
 			err = errno;
-			last_failed = prog;
+			failed = prog;
 			goto fail;
 		}
 		links->links[links->nr] = link;
@@ -279,8 +295,17 @@ struct kview_links *kview__attach_object(struct kview *kv,
 	return links;
 fail:
 	kview_links__destroy(links);
+	last_failed = failed;
+	if (opts && opts->failed_prog)
+		*opts->failed_prog = failed;
 	errno = err;
 	return NULL;
+}
+
+struct kview_links *kview__attach_object(struct kview *kv,
+					 struct bpf_object *obj)
+{
+	return kview__attach_object_opts(kv, obj, NULL);
 }
 
 size_t kview_links__count(const struct kview_links *links)

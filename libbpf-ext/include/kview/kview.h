@@ -112,16 +112,39 @@ int kview_program__scopable(const struct bpf_program *prog, const char **why);
 struct bpf_link *kview__attach_program(struct kview *kv,
 				       struct bpf_program *prog);
 
+struct kview_attach_opts {
+	/* size of this struct, for forward/backward compatibility */
+	size_t sz;
+	/*
+	 * If non-NULL, set to the program that could not be scoped or
+	 * attached when the attach fails, to NULL otherwise.
+	 */
+	const struct bpf_program **failed_prog;
+	size_t :0;
+};
+#define kview_attach_opts__last_field failed_prog
+
 /*
  * Attach every program of the loaded @obj inside the view, all or nothing:
  * if one cannot be scoped or attached, the ones attached so far are
- * detached and NULL is returned; kview_last_failed_program() names the
- * program that failed.  Programs marked not to autoload are skipped.
- * With @kv NULL, the programs are attached globally (for every process),
- * all or nothing too: for comparisons with the view.
+ * detached and NULL is returned (errno set, @opts->failed_prog names the
+ * program).  Programs marked not to autoload or not to autoattach
+ * (bpf_program__set_autoattach(), as bpf_object__attach_skeleton()
+ * honours it) are skipped.  With @kv NULL, the programs are attached
+ * globally (for every process), all or nothing too: for comparisons with
+ * the view.  @opts may be NULL.
  */
+struct kview_links *kview__attach_object_opts(struct kview *kv,
+					      struct bpf_object *obj,
+					      const struct kview_attach_opts *opts);
+/* kview__attach_object_opts() without options. */
 struct kview_links *kview__attach_object(struct kview *kv,
 					 struct bpf_object *obj);
+/*
+ * The program the calling thread's last kview__attach_object() failed on.
+ * Deprecated: thread-local state; use kview_attach_opts.failed_prog.
+ */
+__attribute__((deprecated("use kview_attach_opts.failed_prog")))
 const struct bpf_program *kview_last_failed_program(void);
 
 size_t kview_links__count(const struct kview_links *links);
