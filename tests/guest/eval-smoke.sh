@@ -8,10 +8,10 @@
 # dd's reads), writes the rows it should, and leaves no view behind.
 set -u
 B=${KVIEW_BUILD:?}
+# shellcheck source=tests/lib/guest.sh
+. "$(dirname "$0")/../lib/guest.sh"
 E=$B/eval/guest
 out=$(mktemp -d)
-fails=0
-bad() { echo "# FAIL: $*"; fails=$((fails + 1)); }
 rows() { awk -F, -v m="$2" 'NR > 1 && $0 ~ m' "$1" | wc -l; }
 
 "$E/memcached" 1 1 1,16 none,post,in,pre,kview "$out/mc.csv" "$out/census.csv" >/dev/null ||

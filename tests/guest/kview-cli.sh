@@ -7,22 +7,11 @@
 # exit or SIGTERM ends it cleanly.
 set -u
 B=${KVIEW_BUILD:?}
+# shellcheck source=tests/lib/guest.sh
+. "$(dirname "$0")/../lib/guest.sh"
 K=$B/userspace/kview
 OBJ=$B/userspace/examples/read_count.bpf.o
 W=$B/tests/guest/workload
-fails=0
-
-say() { echo "# $*"; }
-bad() { echo "# FAIL: $*"; fails=$((fails + 1)); }
-
-stats_clean() {
-	local s
-	s=$(head -n 5 /sys/kernel/debug/kview/stats | tr '\n' ' ')
-	case $s in
-	"views 0 members 0 patches 0 pages 0 pt_pages 0 ") ;;
-	*) bad "after '$1': kview left something behind: $s" ;;
-	esac
-}
 
 # The syscall_count attach started as $A ends: exit 0, the target's
 # syscalls and nobody else's in its output, no syscall-work flag left.

@@ -11,26 +11,15 @@
 # other tasks raise gets its one-line note.
 set -u
 B=${KVIEW_BUILD:?}
+# shellcheck source=tests/lib/guest.sh
+. "$(dirname "$0")/../lib/guest.sh"
 K=$B/userspace/kview
 W=$B/tests/guest/workload
 R=$KVIEW_RESULTS
-fails=0
-
-say() { echo "# [${SECONDS}s] $*"; }
-bad() { echo "# FAIL: $*"; fails=$((fails + 1)); }
 
 for tool in bpftrace opensnoop runqlat; do
 	command -v $tool >/dev/null || { bad "no $tool (Debian's bpftrace, libbpf-tools)"; exit 1; }
 done
-
-stats_clean() {
-	local s
-	s=$(head -n 5 /sys/kernel/debug/kview/stats | tr '\n' ' ')
-	case $s in
-	"views 0 members 0 patches 0 pages 0 pt_pages 0 ") ;;
-	*) bad "after $1: kview left something behind: $s" ;;
-	esac
-}
 
 # hooks: the attachments of every view (one view exists at a time here).
 hooks() { grep -c "^$(printf '\t')attach " /sys/kernel/debug/kview/views 2>/dev/null; }

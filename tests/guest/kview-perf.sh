@@ -11,14 +11,12 @@
 # without the view: perf counts the workload's and the traced process's.
 set -u
 B=${KVIEW_BUILD:?}
+# shellcheck source=tests/lib/guest.sh
+. "$(dirname "$0")/../lib/guest.sh"
 K=$B/userspace/kview
 OBJ=$B/tests/bpf/readtp.bpf.o
 W=$B/tests/guest/workload
 N=3000
-fails=0
-
-say() { echo "# $*"; }
-bad() { echo "# FAIL: $*"; fails=$((fails + 1)); }
 
 command -v perf >/dev/null || { bad "no perf (Debian's linux-perf)"; exit 1; }
 

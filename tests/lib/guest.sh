@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# guest.sh: what the in-guest shell tests share.  A test sources it, calls
+# say and bad as it goes, and ends with [ $fails = 0 ].
+#
+#   say MSG...        a TAP diagnostic line
+#   bad MSG...        a failure: a "FAIL:" diagnostic, counted in $fails
+#   stats_clean WHAT  kview/stats must show no view, member, patch, page or
+#                     page-table page left (after WHAT)
+
+fails=0
+
+say() { echo "# $*"; }
+bad() { echo "# FAIL: $*"; fails=$((fails + 1)); }
+
+stats_clean() {
+	local s
+	s=$(head -n 5 /sys/kernel/debug/kview/stats | tr '\n' ' ')
+	case $s in
+	"views 0 members 0 patches 0 pages 0 pt_pages 0 ") ;;
+	*) bad "after '$1': kview left something behind: $s" ;;
+	esac
+}
