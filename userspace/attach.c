@@ -2,7 +2,8 @@
 /*
  * kview attach: load a BPF object and attach every program in one
  * process's kernel view, all or nothing; run until Ctrl-C/SIGTERM, the
- * duration or the process's exit; print the maps; detach.
+ * duration or the process's exit, printing the maps every interval if
+ * asked; print the maps; detach.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <kview/kview.h>
@@ -51,6 +53,8 @@ static const char attach_usage[] =
 "  -f, --follow-fork   also trace N's children forked after the attach\n"
 "  -e, --follow-exec   keep tracing N (and children) across exec\n"
 "  -d, --duration S    detach after S seconds\n"
+"  -i, --interval S    also print the maps every S seconds while tracing\n"
+"                      (cumulative), each time after a line '@ HH:MM:SS'\n"
 "  -q, --quiet         print only the maps\n"
 "  -h, --help          this help\n"
 "\n"
@@ -181,6 +185,7 @@ int cmd_attach(int argc, char **argv)
 		{ "follow-fork", no_argument, NULL, 'f' },
 		{ "follow-exec", no_argument, NULL, 'e' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "interval", required_argument, NULL, 'i' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
@@ -192,17 +197,17 @@ int cmd_attach(int argc, char **argv)
 	struct kview_links *links;
 	struct bpf_program *prog;
 	struct kview_info info;
-	struct pollfd pfd[3];
+	struct pollfd pfd[4];
 	struct bpf_object *obj;
-	long duration = 0;
+	long duration = 0, interval = 0;
 	bool quiet = false, global = false;
 	struct kview *kv = NULL;
 	sigset_t sigs;
 	pid_t pid = 0;
-	int c, err, sfd, pidfd, tfd = -1, nfds;
+	int c, err, sfd, pidfd, tfd = -1, ifd = -1, nfds;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:m:fed:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:m:fed:i:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			pid = parse_number("--pid", optarg, INT_MAX);
@@ -223,6 +228,9 @@ int cmd_attach(int argc, char **argv)
 			break;
 		case 'd':
 			duration = parse_number("--duration", optarg, 100000000);
+			break;
+		case 'i':
+			interval = parse_number("--interval", optarg, 100000000);
 			break;
 		case 'q':
 			quiet = true;
@@ -327,22 +335,55 @@ int cmd_attach(int argc, char **argv)
 		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 		if (tfd < 0 || timerfd_settime(tfd, 0, &its, NULL))
 			die("cannot set the duration: %s", strerror(errno));
-		pfd[2] = (struct pollfd){ .fd = tfd, .events = POLLIN };
-		nfds = 3;
+		pfd[nfds++] = (struct pollfd){ .fd = tfd, .events = POLLIN };
+	}
+	if (interval) {
+		struct itimerspec its = { .it_value = { .tv_sec = interval },
+					  .it_interval = { .tv_sec = interval } };
+
+		ifd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		if (ifd < 0 || timerfd_settime(ifd, 0, &its, NULL))
+			die("cannot set the interval: %s", strerror(errno));
+		pfd[nfds++] = (struct pollfd){ .fd = ifd, .events = POLLIN };
 	}
 	if (!quiet)
 		note("tracing until Ctrl-C%s or pid %d exits",
 		     duration ? ", the duration" : "", pid);
-	while (poll(pfd, nfds, -1) < 0) {
-		if (errno != EINTR)
-			die("poll: %s", strerror(errno));
+	for (;;) {
+		uint64_t ticks;
+		int i;
+
+		if (poll(pfd, nfds, -1) < 0) {
+			if (errno != EINTR)
+				die("poll: %s", strerror(errno));
+			continue;
+		}
+		if (pfd[0].revents) {
+			stop_reason = "interrupted";
+			break;
+		}
+		if (pfd[1].revents) {
+			stop_reason = "the process exited";
+			break;
+		}
+		for (i = 2; i < nfds; i++)
+			if (pfd[i].revents && pfd[i].fd == tfd)
+				break;
+		if (i < nfds) {
+			stop_reason = "the duration is over";
+			break;
+		}
+		/* The interval: the maps so far, after a time stamp. */
+		if (read(ifd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
+			time_t now = time(NULL);
+			char stamp[16];
+
+			strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
+			printf("@ %s\n", stamp);
+			dump_maps(stdout, obj);
+			fflush(stdout);
+		}
 	}
-	if (pfd[0].revents)
-		stop_reason = "interrupted";
-	else if (pfd[1].revents)
-		stop_reason = "the process exited";
-	else
-		stop_reason = "the duration is over";
 	if (!quiet)
 		note("%s: detaching", stop_reason);
 
@@ -355,6 +396,8 @@ int cmd_attach(int argc, char **argv)
 	close(sfd);
 	if (tfd >= 0)
 		close(tfd);
+	if (ifd >= 0)
+		close(ifd);
 	if (!quiet)
 		note("detached");
 	return 0;

@@ -126,6 +126,23 @@ grep -q "pid=$D," "$KVIEW_RESULTS/cli.out" && bad "events of the decoy"
 [ "$(grep -c '^  {pid=' "$KVIEW_RESULTS/cli.out")" = 1 ] || bad "events of other processes"
 stats_clean attach
 
+# --interval: the maps every second while tracing, each after "@ HH:MM:SS",
+# counts growing, then the final maps.
+"$K" attach -q --pid "$T" --duration 4 --interval 1 "$OBJ" >"$KVIEW_RESULTS/cli-interval.out" 2>&1
+rc=$?
+say "attach --interval 1 --duration 4: exit $rc"
+sed 's/^/#   /' "$KVIEW_RESULTS/cli-interval.out"
+[ $rc = 0 ] || bad "attach --interval exited $rc"
+stamps=$(grep -c '^@ [0-2][0-9]:[0-5][0-9]:[0-5][0-9]$' "$KVIEW_RESULTS/cli-interval.out")
+[ "$stamps" -ge 2 ] || bad "--interval 1 over 4 s printed $stamps time stamps"
+counts=$(grep "^  {pid=$T, comm=\"workload\"}: " "$KVIEW_RESULTS/cli-interval.out" | awk '{ print $NF }')
+if [ "$(echo "$counts" | wc -l)" -lt 3 ] ||
+	[ "$(echo "$counts" | sort -n | tr '\n' ' ')" != "$(echo "$counts" | tr '\n' ' ')" ] ||
+	[ "$(echo "$counts" | head -1)" -ge "$(echo "$counts" | tail -1)" ]; then
+	bad "--interval: the target's counts do not grow from dump to dump: $(echo "$counts" | tr '\n' ' ')"
+fi
+stats_clean attach-interval
+
 # A syscall tracepoint program: the same, and kview list names the event.
 SC=$B/userspace/examples/syscall_count.bpf.o
 "$K" attach --pid "$T" --duration 60 "$SC" >"$KVIEW_RESULTS/cli-tp.out" 2>"$KVIEW_RESULTS/cli-tp.err" &
