@@ -3,7 +3,9 @@
  * Print the maps of a BPF object: keys and values decoded with the
  * object's BTF (btf_dump__dump_type_data()) where it describes them, hex
  * otherwise.  Per-CPU values are shown per CPU and summed when they are
- * integers.
+ * integers.  An array of integers whose name ends in "log2" or "hist" is
+ * a log2 histogram, as bcc's tools keep them (slot i counts values in
+ * [2^i, 2^(i+1)), slot 0 also 0), and is drawn as one.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -270,6 +272,60 @@ static bool dumpable(enum bpf_map_type type)
 	}
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static bool is_log2_hist(struct bpf_map *map, const struct btf *btf)
+{
+	const char *name = bpf_map__name(map);
+
+	return bpf_map__type(map) == BPF_MAP_TYPE_ARRAY &&
+	       bpf_map__key_size(map) == 4 &&
+	       bpf_map__max_entries(map) <= 64 &&
+	       is_int(btf, bpf_map__btf_value_type_id(map), bpf_map__value_size(map)) &&
+	       (ends_with(name, "log2") || ends_with(name, "hist"));
+}
+
+/* Bucket ranges and bars, as bcc's print_log2_hist() draws them. */
+static void dump_log2_hist(FILE *out, struct bpf_map *map)
+{
+	unsigned int i, n = bpf_map__max_entries(map), last = 0;
+	size_t vsz = bpf_map__value_size(map);
+	unsigned long long v[64] = { 0 }, max = 0, total = 0;
+	unsigned char buf[8];
+	int fd = bpf_map__fd(map);
+	const int width = 40;
+
+	for (i = 0; i < n; i++) {
+		memset(buf, 0, sizeof(buf));
+		if (bpf_map_lookup_elem(fd, &i, buf))
+			continue;
+		v[i] = as_u64(buf, vsz);
+		total += v[i];
+		if (v[i] > max)
+			max = v[i];
+		if (v[i])
+			last = i;
+	}
+	fprintf(out, "map %s (array, log2 histogram, %llu in all):\n",
+		bpf_map__name(map), total);
+	if (!total)
+		return;
+	fprintf(out, "  %24s : %-10s distribution\n", "value", "count");
+	for (i = 0; i <= last; i++) {
+		unsigned long long lo = i ? 1ULL << i : 0, hi = (2ULL << i) - 1;
+		int bar = max ? (int)(v[i] * width / max) : 0;
+
+		fprintf(out, "  %10llu -> %-10llu : %-10llu |%-*.*s|\n", lo, hi,
+			v[i], width, bar,
+			"****************************************");
+	}
+}
+
 static void dump_map(FILE *out, struct bpf_map *map, const struct btf *btf,
 		     struct btf_dump *d)
 {
@@ -284,6 +340,10 @@ static void dump_map(FILE *out, struct bpf_map *map, const struct btf *btf,
 	struct strbuf sb = { 0 };
 	unsigned long long sum;
 
+	if (is_log2_hist(map, btf)) {
+		dump_log2_hist(out, map);
+		return;
+	}
 	if (!dumpable(type)) {
 		fprintf(out, "map %s (%s): not dumped\n", bpf_map__name(map),
 			map_type_name(type));

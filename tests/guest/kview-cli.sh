@@ -124,6 +124,11 @@ sed 's/^/#   /' "$KVIEW_RESULTS/cli.err" "$KVIEW_RESULTS/cli.out"
 grep -q "^  {pid=$T, comm=\"workload\"}: [1-9]" "$KVIEW_RESULTS/cli.out" || bad "no events of the target"
 grep -q "pid=$D," "$KVIEW_RESULTS/cli.out" && bad "events of the decoy"
 [ "$(grep -c '^  {pid=' "$KVIEW_RESULTS/cli.out")" = 1 ] || bad "events of other processes"
+# bytes_log2, a log2 histogram: the target's marked reads return 7 bytes.
+grep -q '^map bytes_log2 (array, log2 histogram, [1-9][0-9]* in all):$' "$KVIEW_RESULTS/cli.out" ||
+	bad "bytes_log2 is not drawn as a log2 histogram"
+grep -Eq '^ +4 -> 7 +: [1-9][0-9]* +\|\*{40}\|$' "$KVIEW_RESULTS/cli.out" ||
+	bad "the histogram has no full bar for 4 -> 7 bytes (the marked reads)"
 stats_clean attach
 
 # --interval: the maps every second while tracing, each after "@ HH:MM:SS",
