@@ -127,33 +127,75 @@ const char *create_error(int err, pid_t pid)
 	return buf;
 }
 
-/* The verifier log of a failed load, from libbpf's messages: its last lines. */
-static void print_load_failure(const char *path, int err)
+/* libbpf's error text: its own codes (LIBBPF_ERRNO__*) and errnos. */
+static const char *bpf_error(int err)
 {
-	const char *log = libbpf_captured(), *begin, *end, *p, *name, *q;
-	char prog[128] = "?";
-	int lines = 0, skip;
+	static char buf[128];
 
-	name = strstr(log, "prog '");
-	if (name) {
-		name += 6;
-		q = strchr(name, '\'');
-		if (q && (size_t)(q - name) < sizeof(prog))
-			snprintf(prog, sizeof(prog), "%.*s", (int)(q - name), name);
+	if (libbpf_strerror(err, buf, sizeof(buf)))
+		snprintf(buf, sizeof(buf), "%s", strerror(err));
+	return buf;
+}
+
+/*
+ * Each program gets its own verifier log buffer (bpf_program__set_log_buf()
+ * with log level 0: libbpf asks the kernel for a log only when a load
+ * fails, and retries with it); the failed program is the one whose buffer
+ * has text.
+ */
+#define LOG_BUF_SIZE (1U << 20)
+
+static void set_log_bufs(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, obj) {
+		char *buf = calloc(1, LOG_BUF_SIZE);
+
+		if (!buf || bpf_program__set_log_buf(prog, buf, LOG_BUF_SIZE))
+			die("out of memory for the verifier's log");
 	}
-	begin = strstr(log, "-- BEGIN PROG LOAD LOG --");
-	end = begin ? strstr(begin, "-- END PROG LOAD LOG --") : NULL;
-	if (!begin || !end) {
-		note("%s: cannot load program '%s': %s", path, prog, strerror(err));
+}
+
+static void free_log_bufs(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+	size_t size;
+
+	bpf_object__for_each_program(prog, obj) {
+		free((char *)bpf_program__log_buf(prog, &size));
+		bpf_program__set_log_buf(prog, NULL, 0);
+	}
+}
+
+/* The failed program and the last lines of its verifier log. */
+static void print_load_failure(const char *path, struct bpf_object *obj, int err)
+{
+	struct bpf_program *prog, *failed = NULL;
+	const char *log = NULL, *end, *p, *q;
+	int lines = 0, skip;
+	size_t size;
+
+	bpf_object__for_each_program(prog, obj) {
+		log = bpf_program__log_buf(prog, &size);
+		if (log && *log) {
+			failed = prog;
+			break;
+		}
+	}
+	if (!failed) {
+		note("%s: cannot load the object: %s", path, bpf_error(err));
 		return;
 	}
-	begin = strchr(begin, '\n') + 1;
 	note("%s: the verifier rejected program '%s' (%s); end of its log:",
-	     path, prog, strerror(err));
-	for (p = begin; p < end; p++)
+	     path, bpf_program__name(failed), bpf_error(err));
+	end = log + strlen(log);
+	while (end > log && end[-1] == '\n')
+		end--;
+	for (p = log; p < end; p++)
 		lines += *p == '\n';
-	skip = lines > 12 ? lines - 12 : 0;
-	for (p = begin; p < end && skip; p++)
+	skip = lines >= 12 ? lines - 11 : 0;
+	for (p = log; p < end && skip; p++)
 		skip -= *p == '\n';
 	while (p < end) {
 		q = memchr(p, '\n', end - p);
@@ -251,7 +293,7 @@ int cmd_attach(int argc, char **argv)
 	check_object_file(path);
 	obj = bpf_object__open_file(path, NULL);
 	if (!obj)
-		die("%s: cannot open as a BPF object: %s", path, strerror(errno));
+		die("%s: cannot open as a BPF object: %s", path, bpf_error(errno));
 	bpf_object__for_each_program(prog, obj) {
 		if (!global && bpf_program__autoload(prog) && bpf_program__autoattach(prog) &&
 		    kview_program__scopable(prog, &why))
@@ -269,14 +311,16 @@ int cmd_attach(int argc, char **argv)
 			die("%s", create_error(errno, pid));
 	}
 
-	libbpf_capture_reset();
+	set_log_bufs(obj);
 	err = bpf_object__load(obj);
 	if (err) {
-		print_load_failure(path, -err);
+		print_load_failure(path, obj, -err);
+		free_log_bufs(obj);
 		kview__destroy(kv);
 		bpf_object__close(obj);
 		return 1;
 	}
+	free_log_bufs(obj);
 
 	links = kview__attach_object_opts(global ? NULL : kv, obj, &attach_opts);
 	if (!links) {

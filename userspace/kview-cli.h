@@ -29,10 +29,8 @@ const char *create_error(int err, pid_t pid);
 /* pidfd_open(2), which glibc 2.36 has no wrapper for. */
 int pidfd_open_compat(pid_t pid);
 
-/* libbpf messages: kept for error reports, shown with -v. */
-void libbpf_capture_init(void);
-const char *libbpf_captured(void);
-void libbpf_capture_reset(void);
+/* libbpf's messages: shown with -v only. */
+void libbpf_print_init(void);
 
 /* Print the maps of @obj (BTF-decoded where possible) on @out. */
 void dump_maps(FILE *out, struct bpf_object *obj);

@@ -63,48 +63,22 @@ void note(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* libbpf's messages go to a buffer (and stderr with -v). */
-static char *captured;
-static size_t captured_len;
-
+/*
+ * libbpf's messages: on stderr with -v, else nowhere (the errors kview
+ * reports say what failed; a verifier log comes from the program's own
+ * log buffer).
+ */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list args)
 {
-	char line[4096];
-	char *grown;
-	int n;
-
-	n = vsnprintf(line, sizeof(line), fmt, args);
-	if (n < 0)
-		return 0;
-	if ((size_t)n >= sizeof(line))
-		n = sizeof(line) - 1;
 	if (verbose && level != LIBBPF_DEBUG)
-		fputs(line, stderr);
-	grown = realloc(captured, captured_len + n + 1);
-	if (!grown)
-		return 0;
-	captured = grown;
-	memcpy(captured + captured_len, line, n + 1);
-	captured_len += n;
+		return vfprintf(stderr, fmt, args);
 	return 0;
 }
 
-void libbpf_capture_init(void)
+void libbpf_print_init(void)
 {
 	libbpf_set_print(libbpf_print);
-}
-
-const char *libbpf_captured(void)
-{
-	return captured ? captured : "";
-}
-
-void libbpf_capture_reset(void)
-{
-	free(captured);
-	captured = NULL;
-	captured_len = 0;
 }
 
 void json_string(FILE *out, const char *s)
@@ -150,7 +124,7 @@ int main(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	libbpf_capture_init();
+	libbpf_print_init();
 	if (!strcmp(argv[i], "attach"))
 		return cmd_attach(argc - i, argv + i);
 	if (!strcmp(argv[i], "exec"))
