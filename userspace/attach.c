@@ -206,6 +206,53 @@ static void print_load_failure(const char *path, struct bpf_object *obj, int err
 	}
 }
 
+/* A ring buffer's records, printed as they arrive. */
+struct ring {
+	const char *map;
+	const struct btf *btf;
+	__u32 type_id;
+};
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	const struct ring *r = ctx;
+
+	print_record(stdout, r->map, r->btf, r->type_id, data, size);
+	return 0;
+}
+
+/* One ring_buffer over every ring buffer map of @obj, or NULL if none. */
+static struct ring_buffer *open_rings(struct bpf_object *obj, struct ring **rings)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	struct ring_buffer *rb = NULL;
+	struct bpf_map *map;
+	size_t n = 0, i = 0;
+
+	bpf_object__for_each_map(map, obj)
+		n += bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF;
+	*rings = n ? calloc(n, sizeof(**rings)) : NULL;
+	if (n && !*rings)
+		die("out of memory");
+	bpf_object__for_each_map(map, obj) {
+		struct ring *r = &(*rings)[i];
+
+		if (bpf_map__type(map) != BPF_MAP_TYPE_RINGBUF)
+			continue;
+		r->map = bpf_map__name(map);
+		r->btf = btf;
+		r->type_id = record_type(btf, r->map, n == 1);
+		if (!r->type_id)
+			note("ring buffer %s: no struct %s_event%s in the object's BTF: records in hex",
+			     r->map, r->map, n == 1 ? " or event" : "");
+		if (!rb ? !(rb = ring_buffer__new(bpf_map__fd(map), on_record, r, NULL)) :
+			  ring_buffer__add(rb, bpf_map__fd(map), on_record, r) < 0)
+			die("cannot read ring buffer %s: %s", r->map, strerror(errno));
+		i++;
+	}
+	return rb;
+}
+
 /* One line per attached program: its section and name. */
 static void print_programs(struct kview_links *links)
 {
@@ -239,7 +286,9 @@ int cmd_attach(int argc, char **argv)
 	struct kview_links *links;
 	struct bpf_program *prog;
 	struct kview_info info;
-	struct pollfd pfd[4];
+	struct pollfd pfd[5];
+	struct ring_buffer *rb;
+	struct ring *rings;
 	struct bpf_object *obj;
 	long duration = 0, interval = 0;
 	bool quiet = false, global = false;
@@ -390,6 +439,12 @@ int cmd_attach(int argc, char **argv)
 			die("cannot set the interval: %s", strerror(errno));
 		pfd[nfds++] = (struct pollfd){ .fd = ifd, .events = POLLIN };
 	}
+	/* Records stream to stdout as they come: line by line. */
+	rb = open_rings(obj, &rings);
+	if (rb) {
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		pfd[nfds++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(rb), .events = POLLIN };
+	}
 	if (!quiet)
 		note("tracing until Ctrl-C%s or pid %d exits",
 		     duration ? ", the duration" : "", pid);
@@ -417,8 +472,11 @@ int cmd_attach(int argc, char **argv)
 			stop_reason = "the duration is over";
 			break;
 		}
+		if (rb && ring_buffer__consume(rb) < 0)
+			die("reading the ring buffers: %s", strerror(errno));
 		/* The interval: the maps so far, after a time stamp. */
-		if (read(ifd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
+		if (ifd >= 0 && poll(&(struct pollfd){ .fd = ifd, .events = POLLIN }, 1, 0) > 0 &&
+		    read(ifd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
 			time_t now = time(NULL);
 			char stamp[16];
 
@@ -431,9 +489,15 @@ int cmd_attach(int argc, char **argv)
 	if (!quiet)
 		note("%s: detaching", stop_reason);
 
+	/* What the programs wrote before they were stopped, then the maps. */
+	kview_links__destroy(links);
+	if (rb) {
+		ring_buffer__consume(rb);
+		ring_buffer__free(rb);
+		free(rings);
+	}
 	dump_maps(stdout, obj);
 	fflush(stdout);
-	kview_links__destroy(links);
 	kview__destroy(kv);
 	bpf_object__close(obj);
 	close(pfd[1].fd);

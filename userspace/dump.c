@@ -344,6 +344,11 @@ static void dump_map(FILE *out, struct bpf_map *map, const struct btf *btf,
 		dump_log2_hist(out, map);
 		return;
 	}
+	if (type == BPF_MAP_TYPE_RINGBUF) {
+		fprintf(out, "map %s (ringbuf): its records are printed as they arrive\n",
+			bpf_map__name(map));
+		return;
+	}
 	if (!dumpable(type)) {
 		fprintf(out, "map %s (%s): not dumped\n", bpf_map__name(map),
 			map_type_name(type));
@@ -403,6 +408,44 @@ static void dump_map(FILE *out, struct bpf_map *map, const struct btf *btf,
 	free(value);
 	free(key);
 	free(next);
+}
+
+/*
+ * The type of a ring buffer's records: the struct named <map>_event, or
+ * "event" if @only (the object has one ring buffer).  0: none, hex.
+ */
+__u32 record_type(const struct btf *btf, const char *map, bool only)
+{
+	char name[128];
+	int id;
+
+	if (!btf)
+		return 0;
+	snprintf(name, sizeof(name), "%s_event", map);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+	if (id <= 0 && only)
+		id = btf__find_by_name_kind(btf, "event", BTF_KIND_STRUCT);
+	return id > 0 ? id : 0;
+}
+
+void print_record(FILE *out, const char *map, const struct btf *btf,
+		  __u32 id, const void *data, size_t size)
+{
+	static const struct btf *dumped;
+	static struct btf_dump *d;
+	struct strbuf sb = { 0 };
+
+	if (btf && btf != dumped) {
+		btf_dump__free(d);
+		d = btf_dump__new(btf, btf_print, NULL, NULL);
+		dumped = btf;
+	}
+	/* A record shorter than its type is shown as it is: in hex. */
+	if (id && btf__resolve_size(btf, id) > (long)size)
+		id = 0;
+	show(&sb, btf, d, id, data, size);
+	fprintf(out, "%s: %s\n", map, sb.s ? sb.s : "");
+	free(sb.s);
 }
 
 void dump_maps(FILE *out, struct bpf_object *obj)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #define KVIEW_VERSION "0.2.0"
@@ -34,6 +35,11 @@ void libbpf_print_init(void);
 
 /* Print the maps of @obj (BTF-decoded where possible) on @out. */
 void dump_maps(FILE *out, struct bpf_object *obj);
+/* The BTF type of ring buffer @map's records (0: none), see dump.c. */
+__u32 record_type(const struct btf *btf, const char *map, bool only);
+/* One record of ring buffer @map: "map: {field=value, ...}" on @out. */
+void print_record(FILE *out, const char *map, const struct btf *btf,
+		  __u32 id, const void *data, size_t size);
 
 /* debugfs kview/views, parsed (views.c). */
 #define VIEWS_FILE "/sys/kernel/debug/kview/views"
