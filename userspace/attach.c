@@ -206,51 +206,130 @@ static void print_load_failure(const char *path, struct bpf_object *obj, int err
 	}
 }
 
-/* A ring buffer's records, printed as they arrive. */
-struct ring {
+/*
+ * What the programs stream to user space, printed as it arrives: every
+ * BPF ring buffer map (one ring_buffer over all of them) and every perf
+ * event array (a perf_buffer each), one line a record.
+ */
+#define MAX_PERF_BUFS 8
+
+struct stream {
 	const char *map;
 	const struct btf *btf;
 	__u32 type_id;
 };
 
-static int on_record(void *ctx, void *data, size_t size)
-{
-	const struct ring *r = ctx;
+struct streams {
+	struct stream *s;
+	struct ring_buffer *rb;
+	struct perf_buffer *pb[MAX_PERF_BUFS];
+	const struct stream *pb_stream[MAX_PERF_BUFS];
+	size_t npb;
+};
 
-	print_record(stdout, r->map, r->btf, r->type_id, data, size);
+static int on_ring_record(void *ctx, void *data, size_t size)
+{
+	const struct stream *st = ctx;
+
+	print_record(stdout, st->map, st->btf, st->type_id, data, size);
 	return 0;
 }
 
-/* One ring_buffer over every ring buffer map of @obj, or NULL if none. */
-static struct ring_buffer *open_rings(struct bpf_object *obj, struct ring **rings)
+static void on_perf_record(void *ctx, int cpu, void *data, __u32 size)
+{
+	(void)cpu;
+	on_ring_record(ctx, data, size);
+}
+
+static void on_perf_lost(void *ctx, int cpu, __u64 n)
+{
+	const struct stream *st = ctx;
+
+	note("perf buffer %s: %llu record(s) lost on CPU %d", st->map,
+	     (unsigned long long)n, cpu);
+}
+
+static bool streamed(const struct bpf_map *map)
+{
+	return bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF ||
+	       bpf_map__type(map) == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
+}
+
+static void streams_open(struct streams *ss, struct bpf_object *obj)
 {
 	const struct btf *btf = bpf_object__btf(obj);
-	struct ring_buffer *rb = NULL;
 	struct bpf_map *map;
 	size_t n = 0, i = 0;
 
+	memset(ss, 0, sizeof(*ss));
 	bpf_object__for_each_map(map, obj)
-		n += bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF;
-	*rings = n ? calloc(n, sizeof(**rings)) : NULL;
-	if (n && !*rings)
+		n += streamed(map);
+	if (!n)
+		return;
+	ss->s = calloc(n, sizeof(*ss->s));
+	if (!ss->s)
 		die("out of memory");
 	bpf_object__for_each_map(map, obj) {
-		struct ring *r = &(*rings)[i];
+		struct stream *st = &ss->s[i++];
+		int fd = bpf_map__fd(map);
 
-		if (bpf_map__type(map) != BPF_MAP_TYPE_RINGBUF)
+		if (!streamed(map)) {
+			i--;
 			continue;
-		r->map = bpf_map__name(map);
-		r->btf = btf;
-		r->type_id = record_type(btf, r->map, n == 1);
-		if (!r->type_id)
-			note("ring buffer %s: no struct %s_event%s in the object's BTF: records in hex",
-			     r->map, r->map, n == 1 ? " or event" : "");
-		if (!rb ? !(rb = ring_buffer__new(bpf_map__fd(map), on_record, r, NULL)) :
-			  ring_buffer__add(rb, bpf_map__fd(map), on_record, r) < 0)
-			die("cannot read ring buffer %s: %s", r->map, strerror(errno));
-		i++;
+		}
+		st->map = bpf_map__name(map);
+		st->btf = btf;
+		st->type_id = record_type(btf, st->map, n == 1);
+		if (!st->type_id)
+			note("%s: no struct %s_event%s in the object's BTF: its records in hex",
+			     st->map, st->map, n == 1 ? " or event" : "");
+		if (bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF) {
+			if (!ss->rb ? !(ss->rb = ring_buffer__new(fd, on_ring_record, st, NULL)) :
+				      ring_buffer__add(ss->rb, fd, on_ring_record, st) < 0)
+				die("cannot read ring buffer %s: %s", st->map, strerror(errno));
+			continue;
+		}
+		if (ss->npb == MAX_PERF_BUFS)
+			die("more than %d perf event arrays", MAX_PERF_BUFS);
+		ss->pb[ss->npb] = perf_buffer__new(fd, 64, on_perf_record, on_perf_lost, st, NULL);
+		if (!ss->pb[ss->npb])
+			die("cannot read perf event array %s: %s", st->map, strerror(errno));
+		ss->pb_stream[ss->npb++] = st;
 	}
-	return rb;
+}
+
+/* Their epoll fds into @pfd; how many. */
+static int streams_pollfds(const struct streams *ss, struct pollfd *pfd)
+{
+	int n = 0;
+	size_t i;
+
+	if (ss->rb)
+		pfd[n++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(ss->rb), .events = POLLIN };
+	for (i = 0; i < ss->npb; i++)
+		pfd[n++] = (struct pollfd){ .fd = perf_buffer__epoll_fd(ss->pb[i]), .events = POLLIN };
+	return n;
+}
+
+static void streams_consume(struct streams *ss)
+{
+	size_t i;
+
+	if (ss->rb && ring_buffer__consume(ss->rb) < 0)
+		die("reading the ring buffers: %s", strerror(errno));
+	for (i = 0; i < ss->npb; i++)
+		if (perf_buffer__consume(ss->pb[i]) < 0)
+			die("reading perf event array %s: %s", ss->pb_stream[i]->map, strerror(errno));
+}
+
+static void streams_close(struct streams *ss)
+{
+	size_t i;
+
+	ring_buffer__free(ss->rb);
+	for (i = 0; i < ss->npb; i++)
+		perf_buffer__free(ss->pb[i]);
+	free(ss->s);
 }
 
 /* One line per attached program: its section and name. */
@@ -286,9 +365,8 @@ int cmd_attach(int argc, char **argv)
 	struct kview_links *links;
 	struct bpf_program *prog;
 	struct kview_info info;
-	struct pollfd pfd[5];
-	struct ring_buffer *rb;
-	struct ring *rings;
+	struct pollfd pfd[5 + MAX_PERF_BUFS];
+	struct streams streams;
 	struct bpf_object *obj;
 	long duration = 0, interval = 0;
 	bool quiet = false, global = false;
@@ -440,11 +518,10 @@ int cmd_attach(int argc, char **argv)
 		pfd[nfds++] = (struct pollfd){ .fd = ifd, .events = POLLIN };
 	}
 	/* Records stream to stdout as they come: line by line. */
-	rb = open_rings(obj, &rings);
-	if (rb) {
+	streams_open(&streams, obj);
+	if (streams.s)
 		setvbuf(stdout, NULL, _IOLBF, 0);
-		pfd[nfds++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(rb), .events = POLLIN };
-	}
+	nfds += streams_pollfds(&streams, pfd + nfds);
 	if (!quiet)
 		note("tracing until Ctrl-C%s or pid %d exits",
 		     duration ? ", the duration" : "", pid);
@@ -472,8 +549,7 @@ int cmd_attach(int argc, char **argv)
 			stop_reason = "the duration is over";
 			break;
 		}
-		if (rb && ring_buffer__consume(rb) < 0)
-			die("reading the ring buffers: %s", strerror(errno));
+		streams_consume(&streams);
 		/* The interval: the maps so far, after a time stamp. */
 		if (ifd >= 0 && poll(&(struct pollfd){ .fd = ifd, .events = POLLIN }, 1, 0) > 0 &&
 		    read(ifd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
@@ -491,11 +567,8 @@ int cmd_attach(int argc, char **argv)
 
 	/* What the programs wrote before they were stopped, then the maps. */
 	kview_links__destroy(links);
-	if (rb) {
-		ring_buffer__consume(rb);
-		ring_buffer__free(rb);
-		free(rings);
-	}
+	streams_consume(&streams);
+	streams_close(&streams);
 	dump_maps(stdout, obj);
 	fflush(stdout);
 	kview__destroy(kv);

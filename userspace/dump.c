@@ -344,9 +344,9 @@ static void dump_map(FILE *out, struct bpf_map *map, const struct btf *btf,
 		dump_log2_hist(out, map);
 		return;
 	}
-	if (type == BPF_MAP_TYPE_RINGBUF) {
-		fprintf(out, "map %s (ringbuf): its records are printed as they arrive\n",
-			bpf_map__name(map));
+	if (type == BPF_MAP_TYPE_RINGBUF || type == BPF_MAP_TYPE_PERF_EVENT_ARRAY) {
+		fprintf(out, "map %s (%s): its records are printed as they arrive\n",
+			bpf_map__name(map), map_type_name(type));
 		return;
 	}
 	if (!dumpable(type)) {
@@ -411,8 +411,8 @@ static void dump_map(FILE *out, struct bpf_map *map, const struct btf *btf,
 }
 
 /*
- * The type of a ring buffer's records: the struct named <map>_event, or
- * "event" if @only (the object has one ring buffer).  0: none, hex.
+ * The type of a streamed map's records (ring buffer, perf event array): the struct named <map>_event, or
+ * "event" if @only (the object streams through one map).  0: none, hex.
  */
 __u32 record_type(const struct btf *btf, const char *map, bool only)
 {

@@ -148,31 +148,36 @@ if [ "$(echo "$counts" | wc -l)" -lt 3 ] ||
 fi
 stats_clean attach-interval
 
-# A ring buffer's records, printed as they arrive, decoded as struct event:
-# exactly the 300 marked reads of a target that reads after the attach.
-"$W" -s reads 300 & E=$!
-for _ in $(seq 500); do
-	[[ $(cat /proc/$E/stat 2>/dev/null) =~ ^$E\ \(workload\)\ T ]] && break
-	sleep 0.01
-done
-"$K" attach -q --pid "$E" --duration 120 "$B/userspace/examples/read_events.bpf.o" \
-	>"$KVIEW_RESULTS/cli-ring.out" 2>&1 &
-A=$!
-attached 1
-kill -CONT $E
-wait $A
-rc=$?
-say "attach read_events.bpf.o (ring buffer) on a 300-read target: exit $rc; $(wc -l <"$KVIEW_RESULTS/cli-ring.out") lines, the first and last 3:"
-head -n 3 "$KVIEW_RESULTS/cli-ring.out" | sed 's/^/#   /'
-tail -n 3 "$KVIEW_RESULTS/cli-ring.out" | sed 's/^/#   /'
-[ $rc = 0 ] || bad "ring buffer attach exited $rc"
-n=$(grep -c "^events: {pid=$E, fd=[0-9]*, count=7, comm=\"workload\"}$" "$KVIEW_RESULTS/cli-ring.out")
-[ "$n" = 300 ] || bad "$n ring buffer records of the target's marked reads, expected 300"
-others=$(grep '^events: ' "$KVIEW_RESULTS/cli-ring.out" | grep -vc "pid=$E,")
-[ "$others" = 0 ] || bad "$others ring buffer records of other processes"
-grep -q '^map events (ringbuf): its records are printed as they arrive$' "$KVIEW_RESULTS/cli-ring.out" ||
-	bad "the final maps do not say where the ring buffer's records went"
-stats_clean attach-ringbuf
+# Ring buffer and perf event array records, printed as they arrive and
+# decoded with BTF: exactly the 300 marked reads of a target that reads
+# after the attach, in each.
+streamed() {
+	local obj=$1 what=$2 type=$3 n others
+	"$W" -s reads 300 & E=$!
+	for _ in $(seq 500); do
+		[[ $(cat /proc/$E/stat 2>/dev/null) =~ ^$E\ \(workload\)\ T ]] && break
+		sleep 0.01
+	done
+	"$K" attach -q --pid "$E" --duration 120 "$obj" >"$KVIEW_RESULTS/cli-$what.out" 2>&1 &
+	A=$!
+	attached 1
+	kill -CONT $E
+	wait $A
+	rc=$?
+	say "attach $(basename "$obj") ($what) on a 300-read target: exit $rc; $(wc -l <"$KVIEW_RESULTS/cli-$what.out") lines, the first and last 3:"
+	head -n 3 "$KVIEW_RESULTS/cli-$what.out" | sed 's/^/#   /'
+	tail -n 3 "$KVIEW_RESULTS/cli-$what.out" | sed 's/^/#   /'
+	[ $rc = 0 ] || bad "$what attach exited $rc"
+	n=$(grep -c "^events: {pid=$E, fd=[0-9]*, count=7, comm=\"workload\"}$" "$KVIEW_RESULTS/cli-$what.out")
+	[ "$n" = 300 ] || bad "$what: $n records of the target's marked reads, expected 300"
+	others=$(grep '^events: ' "$KVIEW_RESULTS/cli-$what.out" | grep -vc "pid=$E,")
+	[ "$others" = 0 ] || bad "$what: $others records of other processes"
+	grep -q "^map events ($type): its records are printed as they arrive$" "$KVIEW_RESULTS/cli-$what.out" ||
+		bad "$what: the final maps do not say where the records went"
+	stats_clean "attach-$what"
+}
+streamed "$B/userspace/examples/read_events.bpf.o" ringbuf ringbuf
+streamed "$B/tests/bpf/perf_events.bpf.o" perfbuf perf_event_array
 
 # A syscall tracepoint program: the same, and kview list names the event.
 SC=$B/userspace/examples/syscall_count.bpf.o

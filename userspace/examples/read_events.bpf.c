@@ -19,7 +19,7 @@ struct event {
 
 /*
  * kview attach decodes a ring buffer's records as the struct named
- * <map>_event, or "event" when the object has one ring buffer; a
+ * <map>_event, or "event" when the object has one such map; a
  * constant of that type keeps it in the object's BTF.
  */
 const volatile struct event event_type = {};
