@@ -138,13 +138,16 @@ test-guest:
 
 ## test-debian     the in-guest suite on Debian's whole configuration plus
 ##                 kview (make kernel-debian), with 5-level paging, PTI on and
-##                 EFI firmware; not part of make test (the kernel takes too
-##                 long to build)
+##                 EFI firmware, then its packages (make deb) installed with
+##                 apt (tests/host/deb-install-kernel); not part of make test
+##                 (the kernel takes too long to build)
 test-debian: deps
 	$(Q)$(MAKE) --no-print-directory all eval-build kernel-debian
 	$(Q)$(ROOT)/kvm/run --kernel debian --smp 2 --mem 3072 --paging 5 --pti on --firmware efi \
 		--timeout 3600 --results $(BUILD)/test-results/guest-debian -- \
 		$(ROOT)/tests/run-guest "" $(ROOT)/tests/guest.list
+	$(Q)$(MAKE) --no-print-directory deb
+	$(Q)$(ROOT)/tests/host/deb-install-kernel $(BUILD)/deb
 
 ## soak            the randomized stress for an hour on the debug kernel
 ##                 (SOAK_SECONDS=N for another length, SOAK_SEED=S to replay)

@@ -411,8 +411,9 @@ static void dump_map(FILE *out, struct bpf_map *map, const struct btf *btf,
 }
 
 /*
- * The type of a streamed map's records (ring buffer, perf event array): the struct named <map>_event, or
- * "event" if @only (the object streams through one map).  0: none, hex.
+ * The type of a streamed map's records (ring buffer, perf event array):
+ * the struct named <map>_event, or "event" if @only (the object streams
+ * through one map).  0: none, hex.
  */
 __u32 record_type(const struct btf *btf, const char *map, bool only)
 {
