@@ -9,7 +9,8 @@ TEST_CFLAGS := $(CFLAGS) -I$(ROOT)/tests/lib -I$(TEST_BPF_OUT) \
 
 # name of a guest test -> the skeletons it includes
 TEST_GUEST_PROGS := bpf-smoke workload kview-isolation kview-lifecycle kview-errors \
-	kview-tracepoint kview-mirror untraced-syscalls kview-pre kview-scope kview-faults kview-stress
+	kview-tracepoint kview-mirror untraced-syscalls kview-pre kview-scope kview-faults kview-stress \
+	kview-skeleton
 skels_bpf-smoke := smoke
 skels_kview-isolation := count
 skels_kview-lifecycle := count
@@ -21,6 +22,7 @@ skels_kview-pre := count tpcount
 skels_kview-scope := scope
 skels_kview-faults := count tpcount
 skels_kview-stress := stress
+skels_kview-skeleton := skel
 # BPF objects the tests load by path
 TEST_BPF_OBJS := $(patsubst $(ROOT)/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard $(ROOT)/tests/bpf/*.bpf.c))
 
@@ -35,3 +37,13 @@ $(TEST_GUEST_OUT)/%: $(ROOT)/tests/guest/%.c $$(addprefix $(TEST_BPF_OUT)/,$$(ad
 	@mkdir -p $(@D)
 	@echo "  CC      tests/guest/$*"
 	$(Q)$(CC) $(TEST_CFLAGS) $< -o $@ $(LIBKVIEW_A) $(LDLIBS_BPF) -lpthread
+
+# Host unit test of the CLI's BTF printer (tests/host/btf-printer).
+TEST_HOST_OUT := $(BUILD)/tests/host
+tests: $(TEST_HOST_OUT)/btf-printer
+$(TEST_HOST_OUT)/btf-printer: $(ROOT)/tests/host/btf-printer.c $(ROOT)/userspace/dump.c \
+		$(ROOT)/userspace/kview-cli.h
+	@mkdir -p $(@D)
+	@echo "  CC      tests/host/btf-printer"
+	$(Q)$(CC) $(CFLAGS) -I$(ROOT)/userspace $(ROOT)/tests/host/btf-printer.c \
+		$(ROOT)/userspace/dump.c -o $@ $(LDLIBS_BPF)

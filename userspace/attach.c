@@ -55,10 +55,19 @@ static const char attach_usage[] =
 "  -d, --duration S    detach after S seconds\n"
 "  -i, --interval S    also print the maps every S seconds while tracing\n"
 "                      (cumulative), each time after a line '@ HH:MM:SS'\n"
-"  -q, --quiet         print only the maps\n"
+"  -q, --quiet         print only the maps (and the streamed records)\n"
+"  -j, --json          JSON lines on stdout: {\"type\":\"attached\",...},\n"
+"                      \"record\" (one per streamed record), \"maps\" (every\n"
+"                      interval and at the end), \"detached\"; kview's\n"
+"                      messages and errors as JSON lines on stderr\n"
 "  -h, --help          this help\n"
 "\n"
-"Needs CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON) and ptrace rights over N.\n";
+"Needs CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON) and ptrace rights over N.\n"
+"\n"
+"Examples:\n"
+"  kview attach --pid 1234 opens.bpf.o          # until Ctrl-C, then the maps\n"
+"  kview attach -p 1234 -d 10 -i 1 lat.bpf.o    # 10 s, the maps every second\n"
+"  kview attach -j -p 1234 events.bpf.o | jq .  # records as JSON lines\n";
 
 long parse_number(const char *what, const char *s, long max)
 {
@@ -184,10 +193,26 @@ static void print_load_failure(const char *path, struct bpf_object *obj, int err
 		}
 	}
 	if (!failed) {
-		note("%s: cannot load the object: %s", path, bpf_error(err));
+		error_note("%s: cannot load the object: %s", path, bpf_error(err));
 		return;
 	}
-	note("%s: the verifier rejected program '%s' (%s); end of its log:",
+	if (json_output) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s: the verifier rejected program '%s' (%s)",
+			 path, bpf_program__name(failed), bpf_error(err));
+		fputs("{\"type\":\"error\",\"message\":", stderr);
+		json_string(stderr, msg);
+		fputs(",\"program\":", stderr);
+		json_string(stderr, bpf_program__name(failed));
+		fputs(",\"error\":", stderr);
+		json_string(stderr, bpf_error(err));
+		fputs(",\"log\":", stderr);
+		json_string(stderr, log);
+		fputs("}\n", stderr);
+		return;
+	}
+	error_note("%s: the verifier rejected program '%s' (%s); end of its log:",
 	     path, bpf_program__name(failed), bpf_error(err));
 	end = log + strlen(log);
 	while (end > log && end[-1] == '\n')
@@ -345,6 +370,34 @@ static void print_programs(struct kview_links *links)
 	}
 }
 
+/* -j: the attached line, with the programs and the view's memory. */
+static void print_attached_json(struct kview_links *links, struct kview *kv,
+				const char *mode, pid_t pid)
+{
+	const struct bpf_program *prog;
+	struct kview_info info;
+	size_t i;
+
+	printf("{\"type\":\"attached\",\"mode\":\"%s\",\"pid\":%d,", mode, pid);
+	if (kv) {
+		kview__info(kv, &info);
+		printf("\"view\":%u,\"memory\":{\"probe_sites\":%u,\"text_pages\":%u,"
+		       "\"pt_pages\":%u,\"bytes\":%llu},", info.id, info.nr_patches,
+		       info.nr_pages, info.nr_pt_pages, (unsigned long long)info.bytes);
+	}
+	printf("\"programs\":[");
+	for (i = 0; i < kview_links__count(links); i++) {
+		prog = kview_links__program(links, i);
+		printf("%s{\"section\":", i ? "," : "");
+		json_string(stdout, bpf_program__section_name(prog));
+		printf(",\"name\":");
+		json_string(stdout, bpf_program__name(prog));
+		printf("}");
+	}
+	printf("]}\n");
+	fflush(stdout);
+}
+
 int cmd_attach(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -355,6 +408,7 @@ int cmd_attach(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -376,7 +430,7 @@ int cmd_attach(int argc, char **argv)
 	int c, err, sfd, pidfd, tfd = -1, ifd = -1, nfds;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:m:fed:i:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:m:fed:i:qjh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			pid = parse_number("--pid", optarg, INT_MAX);
@@ -403,6 +457,9 @@ int cmd_attach(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = true;
+			break;
+		case 'j':
+			json_output = true;
 			break;
 		case 'h':
 			fputs(attach_usage, stdout);
@@ -454,7 +511,7 @@ int cmd_attach(int argc, char **argv)
 
 		err = errno;
 		kview__destroy(kv);
-		note("cannot attach program '%s' (SEC(\"%s\"))%s: %s%s",
+		error_note("cannot attach program '%s' (SEC(\"%s\"))%s: %s%s",
 		     bad ? bpf_program__name(bad) : "?",
 		     bad ? bpf_program__section_name(bad) : "?",
 		     global ? "" : opts.filter ? " with the pre-eBPF filter" :
@@ -465,7 +522,10 @@ int cmd_attach(int argc, char **argv)
 		return 1;
 	}
 
-	if (!quiet && global) {
+	if (!quiet && json_output) {
+		print_attached_json(links, kv, global ? "global" : opts.filter ? "pre" : "kview",
+				    pid);
+	} else if (!quiet && global) {
 		note("attached %zu program(s) globally (every process runs them)",
 		     kview_links__count(links));
 		print_programs(links);
@@ -522,7 +582,7 @@ int cmd_attach(int argc, char **argv)
 	if (streams.s)
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	nfds += streams_pollfds(&streams, pfd + nfds);
-	if (!quiet)
+	if (!quiet && !json_output)
 		note("tracing until Ctrl-C%s or pid %d exits",
 		     duration ? ", the duration" : "", pid);
 	for (;;) {
@@ -557,19 +617,23 @@ int cmd_attach(int argc, char **argv)
 			char stamp[16];
 
 			strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
-			printf("@ %s\n", stamp);
-			dump_maps(stdout, obj);
+			dump_maps(stdout, obj, stamp);
 			fflush(stdout);
 		}
 	}
-	if (!quiet)
+	if (!quiet && !json_output)
 		note("%s: detaching", stop_reason);
 
 	/* What the programs wrote before they were stopped, then the maps. */
 	kview_links__destroy(links);
 	streams_consume(&streams);
 	streams_close(&streams);
-	dump_maps(stdout, obj);
+	dump_maps(stdout, obj, NULL);
+	if (!quiet && json_output) {
+		printf("{\"type\":\"detached\",\"reason\":");
+		json_string(stdout, stop_reason);
+		printf("}\n");
+	}
 	fflush(stdout);
 	kview__destroy(kv);
 	bpf_object__close(obj);
@@ -579,7 +643,7 @@ int cmd_attach(int argc, char **argv)
 		close(tfd);
 	if (ifd >= 0)
 		close(ifd);
-	if (!quiet)
+	if (!quiet && !json_output)
 		note("detached");
 	return 0;
 }

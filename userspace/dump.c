@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Print the maps of a BPF object: keys and values decoded with the
- * object's BTF (btf_dump__dump_type_data()) where it describes them, hex
- * otherwise.  Per-CPU values are shown per CPU and summed when they are
- * integers.  An array of integers whose name ends in "log2" or "hist" is
+ * Print the maps of a BPF object and the records it streams: keys, values
+ * and records decoded with the object's BTF where it describes them, hex
+ * otherwise, as text or (kview -j) as JSON, by one printer (put_value()).
+ * Per-CPU values are shown per CPU and summed when they are integers.  An array of integers whose name ends in "log2" or "hist" is
  * a log2 histogram, as bcc's tools keep them (slot i counts values in
  * [2^i, 2^(i+1)), slot 0 also 0), and is drawn as one.
  */
@@ -55,23 +55,42 @@ static void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Where btf_dump's output goes: the buffer of the line being built. */
-static struct strbuf *btf_out;
-
-static void btf_print(void *ctx, const char *fmt, va_list args)
+/* Whether values come out as JSON (kview -j) or as text. */
+static bool json_style(void)
 {
-	(void)ctx;
-	if (btf_out)
-		sb_vprintf(btf_out, fmt, args);
+	return json_output;
 }
 
+static void sb_json_string(struct strbuf *sb, const char *s, size_t max)
+{
+	size_t i;
+
+	sb_printf(sb, "\"");
+	for (i = 0; i < max && s[i]; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\')
+			sb_printf(sb, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			sb_printf(sb, "\\u%04x", c);
+		else
+			sb_printf(sb, "%c", c);
+	}
+	sb_printf(sb, "\"");
+}
+
+/* Bytes BTF does not describe: "01 02 ..", a string in JSON. */
 static void hex(struct strbuf *sb, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 	size_t i;
 
+	if (json_style())
+		sb_printf(sb, "\"");
 	for (i = 0; i < len; i++)
 		sb_printf(sb, "%s%02x", i ? " " : "", p[i]);
+	if (json_style())
+		sb_printf(sb, "\"");
 }
 
 static bool is_int(const struct btf *btf, __u32 id, size_t size)
@@ -82,7 +101,7 @@ static bool is_int(const struct btf *btf, __u32 id, size_t size)
 		return size == 4 || size == 8;
 	id = btf__resolve_type(btf, id);
 	t = btf__type_by_id(btf, id);
-	return t && (btf_is_int(t) || btf_is_enum(t));
+	return t && (btf_is_int(t) || btf_is_any_enum(t));
 }
 
 static unsigned long long as_u64(const void *data, size_t size)
@@ -107,140 +126,213 @@ static bool all_zero(const void *data, size_t size)
 }
 
 /*
- * The common shapes, compactly: integers, enums, char arrays as strings,
- * arrays, structs as {name=value, ...}.  false: leave it to btf_dump.
+ * @bits bits at bit @off of @data (x86: little endian), sign-extended if
+ * @sign.  A bitfield's storage can straddle 8 bytes: read it bytewise.
  */
-static bool fmt_btf(struct strbuf *sb, const struct btf *btf, __u32 id,
-		    const void *data, int depth)
+static unsigned long long read_bits(const void *data, __u32 off, __u32 bits,
+				    bool sign)
 {
-	const struct btf_type *t;
-	const struct btf_member *m;
-	const struct btf_array *arr;
-	const struct btf_type *et;
-	__u32 i, n, esz;
+	const unsigned char *p = data;
+	unsigned long long v = 0;
+	__u32 i;
 
-	id = btf__resolve_type(btf, id);
-	t = btf__type_by_id(btf, id);
-	if (!t || depth > 4)
-		return false;
+	for (i = 0; i < bits; i++)
+		if (p[(off + i) / 8] >> ((off + i) % 8) & 1)
+			v |= 1ULL << i;
+	if (sign && bits < 64 && v >> (bits - 1) & 1)
+		v |= ~0ULL << bits;
+	return v;
+}
+
+#define MAX_DEPTH 8
+
+static void put_value(struct strbuf *sb, const struct btf *btf, __u32 id,
+		  const void *data, size_t size, int depth);
+
+/* An integer or enum of @bits bits at bit @off of @data. */
+static void scalar(struct strbuf *sb, const struct btf *btf,
+		   const struct btf_type *t, const void *data, __u32 off,
+		   __u32 bits)
+{
+	unsigned long long v;
+	__u32 i;
+
 	if (btf_is_int(t)) {
 		__u8 enc = btf_int_encoding(t);
 
-		if (btf_int_offset(t) || btf_int_bits(t) != t->size * 8)
-			return false;
+		v = read_bits(data, off, bits, enc & BTF_INT_SIGNED);
 		if (enc & BTF_INT_BOOL)
-			sb_printf(sb, "%s", as_u64(data, t->size) ? "true" : "false");
+			sb_printf(sb, "%s", v ? "true" : "false");
 		else if (enc & BTF_INT_SIGNED)
-			sb_printf(sb, "%lld", t->size == 8 ? *(const long long *)data :
-				  t->size == 4 ? *(const int *)data :
-				  t->size == 2 ? *(const short *)data :
-				  *(const signed char *)data);
+			sb_printf(sb, "%lld", (long long)v);
 		else
-			sb_printf(sb, "%llu", as_u64(data, t->size));
-		return true;
+			sb_printf(sb, "%llu", v);
+		return;
 	}
-	if (btf_is_enum(t)) {
-		const struct btf_enum *e = btf_enum(t);
-		unsigned long long v = as_u64(data, t->size);
+	/* An enum: its name, or the number if no name has that value. */
+	v = read_bits(data, off, bits, btf_kflag(t));
+	for (i = 0; i < btf_vlen(t); i++) {
+		unsigned long long ev;
+		__u32 name;
 
-		for (i = 0; i < btf_vlen(t); i++) {
-			if ((__u32)v == (__u32)e[i].val) {
-				sb_printf(sb, "%s", btf__name_by_offset(btf, e[i].name_off));
-				return true;
-			}
+		if (btf_is_enum64(t)) {
+			ev = btf_enum64_value(&btf_enum64(t)[i]);
+			name = btf_enum64(t)[i].name_off;
+		} else {
+			ev = btf_kflag(t) ? (unsigned long long)(long long)btf_enum(t)[i].val :
+					    (__u32)btf_enum(t)[i].val;
+			name = btf_enum(t)[i].name_off;
 		}
-		sb_printf(sb, "%llu", v);
-		return true;
-	}
-	if (btf_is_ptr(t)) {
-		sb_printf(sb, "0x%llx", as_u64(data, 8));
-		return true;
-	}
-	if (btf_is_array(t)) {
-		arr = btf_array(t);
-		et = btf__type_by_id(btf, btf__resolve_type(btf, arr->type));
-		n = arr->nelems;
-		if (!et)
-			return false;
-		esz = btf__resolve_size(btf, arr->type);
-		if (btf_is_int(et) && et->size == 1 &&
-		    (btf_int_encoding(et) & BTF_INT_CHAR ||
-		     !strcmp(btf__name_by_offset(btf, et->name_off), "char"))) {
-			const char *s = data;
-
-			sb_printf(sb, "\"");
-			for (i = 0; i < n && s[i]; i++)
-				sb_printf(sb, s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' ?
-					  "%c" : "\\x%02x", (unsigned char)s[i]);
-			sb_printf(sb, "\"");
-			return true;
+		if (bits < 64)
+			ev &= (1ULL << bits) - 1;
+		if ((bits < 64 ? v & ((1ULL << bits) - 1) : v) == ev) {
+			if (json_style())
+				sb_json_string(sb, btf__name_by_offset(btf, name), SIZE_MAX);
+			else
+				sb_printf(sb, "%s", btf__name_by_offset(btf, name));
+			return;
 		}
-		sb_printf(sb, "[");
-		for (i = 0; i < n; i++) {
-			sb_printf(sb, "%s", i ? ", " : "");
-			if (!fmt_btf(sb, btf, arr->type, (const char *)data + i * esz,
-				     depth + 1))
-				return false;
-		}
-		sb_printf(sb, "]");
-		return true;
 	}
-	if (btf_is_struct(t)) {
-		m = btf_members(t);
-		sb_printf(sb, "{");
-		for (i = 0; i < btf_vlen(t); i++) {
-			if (btf_member_bitfield_size(t, i) ||
-			    btf_member_bit_offset(t, i) % 8)
-				return false;
-			sb_printf(sb, "%s%s=", i ? ", " : "",
-				  btf__name_by_offset(btf, m[i].name_off));
-			if (!fmt_btf(sb, btf, m[i].type, (const char *)data +
-				     btf_member_bit_offset(t, i) / 8, depth + 1))
-				return false;
-		}
-		sb_printf(sb, "}");
-		return true;
-	}
-	return false;
+	sb_printf(sb, btf_kflag(t) ? "%lld" : "%llu", v);
 }
 
-/* One key or value: BTF-decoded if we can, hex if not. */
-static void show(struct strbuf *sb, const struct btf *btf, struct btf_dump *d,
-		 __u32 id, const void *data, size_t size)
+static bool is_char(const struct btf *btf, const struct btf_type *t)
 {
-	const struct btf_type *t;
-	size_t start = sb->len;
+	return btf_is_int(t) && t->size == 1 &&
+	       (btf_int_encoding(t) & BTF_INT_CHAR ||
+		!strcmp(btf__name_by_offset(btf, t->name_off), "char"));
+}
+
+/* The members of struct/union @t; an anonymous member's inline. */
+static void members(struct strbuf *sb, const struct btf *btf,
+		    const struct btf_type *t, const void *data, int depth,
+		    bool *first)
+{
+	const struct btf_member *m = btf_members(t);
+	__u32 i;
+
+	for (i = 0; i < btf_vlen(t); i++) {
+		const char *name = btf__name_by_offset(btf, m[i].name_off);
+		__u32 off = btf_member_bit_offset(t, i);
+		__u32 bits = btf_member_bitfield_size(t, i);
+		__u32 mid = btf__resolve_type(btf, m[i].type);
+		const struct btf_type *mt = btf__type_by_id(btf, mid);
+		long msize = btf__resolve_size(btf, mid);
+
+		if (!mt || msize < 0 || (size_t)(off + bits + 7) / 8 > t->size)
+			continue;
+		if ((!name || !*name) && btf_is_composite(mt)) {
+			members(sb, btf, mt, (const char *)data + off / 8,
+				depth + 1, first);
+			continue;
+		}
+		if (json_style()) {
+			sb_printf(sb, "%s", *first ? "" : ",");
+			sb_json_string(sb, name, SIZE_MAX);
+			sb_printf(sb, ":");
+		} else {
+			sb_printf(sb, "%s%s=", *first ? "" : ", ", name);
+		}
+		*first = false;
+		if (bits || off % 8) {
+			if (btf_is_int(mt) || btf_is_any_enum(mt))
+				scalar(sb, btf, mt, data, off, bits ? bits : msize * 8);
+			else
+				hex(sb, (const char *)data + off / 8, msize);
+			continue;
+		}
+		put_value(sb, btf, m[i].type, (const char *)data + off / 8, msize,
+		      depth + 1);
+	}
+}
+
+/*
+ * kview's one BTF value printer, for map keys and values and streamed
+ * records, in two styles: text (integers, enum names, "strings" for char
+ * arrays, [a, b] arrays, {name=value, ...} structs; a union shows each
+ * member) and JSON (the same as JSON values).  What BTF does not
+ * describe, or nests too deep, is shown in hex.
+ */
+static void put_value(struct strbuf *sb, const struct btf *btf, __u32 id,
+		  const void *data, size_t size, int depth)
+{
+	const struct btf_type *t = NULL;
+	long tsize = -1;
 
 	if (btf && id) {
-		if (fmt_btf(sb, btf, id, data, 0))
-			return;
-		sb->len = start;
-		if (sb->s)
-			sb->s[start] = '\0';
+		id = btf__resolve_type(btf, id);
+		t = btf__type_by_id(btf, id);
+		tsize = btf__resolve_size(btf, id);
 	}
-	if (btf && d && id) {
-		LIBBPF_OPTS(btf_dump_type_data_opts, o, .compact = true,
-			    .emit_zeroes = true);
-		__u32 rid = btf__resolve_type(btf, id);
+	if (!t || tsize < 0 || (size_t)tsize > size || depth > MAX_DEPTH) {
+		/* No type: a 4- or 8-byte value is most likely a count. */
+		if (!t && (size == 4 || size == 8))
+			sb_printf(sb, "%llu", as_u64(data, size));
+		else
+			hex(sb, data, size);
+		return;
+	}
+	if ((btf_is_int(t) && btf_int_bits(t) <= 64) || btf_is_any_enum(t)) {
+		scalar(sb, btf, t, data, btf_is_int(t) ? btf_int_offset(t) : 0,
+		       btf_is_int(t) ? btf_int_bits(t) : t->size * 8);
+		return;
+	}
+	if (btf_is_ptr(t)) {
+		sb_printf(sb, json_style() ? "\"0x%llx\"" : "0x%llx", as_u64(data, tsize));
+		return;
+	}
+	if (btf_is_float(t) && (tsize == 4 || tsize == 8)) {
+		double v = tsize == 4 ? *(const float *)data : *(const double *)data;
 
-		t = btf__type_by_id(btf, rid);
-		/* Scalars without the "(type)" prefix; names for structs. */
-		o.skip_names = t && (btf_is_int(t) || btf_is_enum(t) ||
-				     btf_is_ptr(t));
-		btf_out = sb;
-		if (btf_dump__dump_type_data(d, id, data, size, &o) >= 0) {
-			btf_out = NULL;
+		if (json_style() && (v != v || v - v != 0))
+			sb_printf(sb, "\"%g\"", v);	/* NaN, inf */
+		else	/* JSON: every digit; text: for reading */
+			sb_printf(sb, json_style() ? "%.17g" : "%g", v);
+		return;
+	}
+	if (btf_is_array(t)) {
+		const struct btf_array *arr = btf_array(t);
+		__u32 eid = btf__resolve_type(btf, arr->type);
+		const struct btf_type *et = btf__type_by_id(btf, eid);
+		long esize = btf__resolve_size(btf, eid);
+		__u32 i;
+
+		if (!et || esize <= 0) {
+			hex(sb, data, tsize);
 			return;
 		}
-		btf_out = NULL;
-		sb->len = start;
-		if (sb->s)
-			sb->s[start] = '\0';
+		if (is_char(btf, et)) {
+			const char *s = data;
+
+			if (json_style()) {
+				sb_json_string(sb, s, arr->nelems);
+				return;
+			}
+			sb_printf(sb, "\"");
+			for (i = 0; i < arr->nelems && s[i]; i++)
+				sb_printf(sb, s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' &&
+					  s[i] != '\\' ? "%c" : "\\x%02x", (unsigned char)s[i]);
+			sb_printf(sb, "\"");
+			return;
+		}
+		sb_printf(sb, "[");
+		for (i = 0; i < arr->nelems; i++) {
+			sb_printf(sb, "%s", !i ? "" : json_style() ? "," : ", ");
+			put_value(sb, btf, eid, (const char *)data + i * esize, esize,
+			      depth + 1);
+		}
+		sb_printf(sb, "]");
+		return;
 	}
-	if (size == 4 || size == 8)
-		sb_printf(sb, "%llu", as_u64(data, size));
-	else
-		hex(sb, data, size);
+	if (btf_is_composite(t)) {
+		bool first = true;
+
+		sb_printf(sb, "{");
+		members(sb, btf, t, data, depth, &first);
+		sb_printf(sb, "}");
+		return;
+	}
+	hex(sb, data, tsize);
 }
 
 static const char *map_type_name(enum bpf_map_type type)
@@ -291,7 +383,7 @@ static bool is_log2_hist(struct bpf_map *map, const struct btf *btf)
 }
 
 /* Bucket ranges and bars, as bcc's print_log2_hist() draws them. */
-static void dump_log2_hist(FILE *out, struct bpf_map *map)
+static void dump_log2_hist(struct strbuf *sb, struct bpf_map *map)
 {
 	unsigned int i, n = bpf_map__max_entries(map), last = 0;
 	size_t vsz = bpf_map__value_size(map);
@@ -311,47 +403,71 @@ static void dump_log2_hist(FILE *out, struct bpf_map *map)
 		if (v[i])
 			last = i;
 	}
-	fprintf(out, "map %s (array, log2 histogram, %llu in all):\n",
-		bpf_map__name(map), total);
+	if (json_style()) {
+		sb_printf(sb, "\"histogram\":{\"total\":%llu,\"buckets\":[", total);
+		for (i = 0; total && i <= last; i++)
+			sb_printf(sb, "%s{\"low\":%llu,\"high\":%llu,\"count\":%llu}",
+				  i ? "," : "", i ? 1ULL << i : 0, (2ULL << i) - 1, v[i]);
+		sb_printf(sb, "]}");
+		return;
+	}
+	sb_printf(sb, "map %s (array, log2 histogram, %llu in all):\n",
+		  bpf_map__name(map), total);
 	if (!total)
 		return;
-	fprintf(out, "  %24s : %-10s distribution\n", "value", "count");
+	sb_printf(sb, "  %24s : %-10s distribution\n", "value", "count");
 	for (i = 0; i <= last; i++) {
 		unsigned long long lo = i ? 1ULL << i : 0, hi = (2ULL << i) - 1;
 		int bar = max ? (int)(v[i] * width / max) : 0;
 
-		fprintf(out, "  %10llu -> %-10llu : %-10llu |%-*.*s|\n", lo, hi,
-			v[i], width, bar,
-			"****************************************");
+		sb_printf(sb, "  %10llu -> %-10llu : %-10llu |%-*.*s|\n", lo, hi,
+			  v[i], width, bar,
+			  "****************************************");
 	}
 }
 
-static void dump_map(FILE *out, struct bpf_map *map, const struct btf *btf,
-		     struct btf_dump *d)
+/*
+ * One map into @sb: text, "map NAME (TYPE, N entries):" then a line per
+ * entry; JSON, the members of the map's object.
+ */
+static void dump_map(struct strbuf *sb, struct bpf_map *map,
+		     const struct btf *btf)
 {
 	enum bpf_map_type type = bpf_map__type(map);
 	size_t ksz = bpf_map__key_size(map), vsz = bpf_map__value_size(map);
 	__u32 kid = bpf_map__btf_key_type_id(map);
 	__u32 vid = bpf_map__btf_value_type_id(map);
 	int fd = bpf_map__fd(map), ncpus = 1, cpu;
-	bool percpu = is_percpu(type), first = true;
+	bool percpu = is_percpu(type), first = true, json = json_style();
 	size_t stride = vsz, entries = 0, zeroes = 0;
-	void *key = NULL, *next, *value;
-	struct strbuf sb = { 0 };
+	void *key = NULL, *next, *val;
+	struct strbuf lines = { 0 };
 	unsigned long long sum;
 
+	if (json) {
+		sb_printf(sb, "{\"name\":");
+		sb_json_string(sb, bpf_map__name(map), SIZE_MAX);
+		sb_printf(sb, ",\"type\":\"%s\",", map_type_name(type));
+	}
 	if (is_log2_hist(map, btf)) {
-		dump_log2_hist(out, map);
+		dump_log2_hist(sb, map);
+		if (json)
+			sb_printf(sb, "}");
 		return;
 	}
-	if (type == BPF_MAP_TYPE_RINGBUF || type == BPF_MAP_TYPE_PERF_EVENT_ARRAY) {
-		fprintf(out, "map %s (%s): its records are printed as they arrive\n",
-			bpf_map__name(map), map_type_name(type));
-		return;
-	}
-	if (!dumpable(type)) {
-		fprintf(out, "map %s (%s): not dumped\n", bpf_map__name(map),
-			map_type_name(type));
+	if (type == BPF_MAP_TYPE_RINGBUF || type == BPF_MAP_TYPE_PERF_EVENT_ARRAY ||
+	    !dumpable(type)) {
+		bool streams = type == BPF_MAP_TYPE_RINGBUF ||
+			       type == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
+
+		if (json)
+			sb_printf(sb, "\"%s\":true}", streams ? "streamed" : "not_dumped");
+		else if (streams)
+			sb_printf(sb, "map %s (%s): its records are printed as they arrive\n",
+				  bpf_map__name(map), map_type_name(type));
+		else
+			sb_printf(sb, "map %s (%s): not dumped\n", bpf_map__name(map),
+				  map_type_name(type));
 		return;
 	}
 	if (percpu) {
@@ -362,50 +478,58 @@ static void dump_map(FILE *out, struct bpf_map *map, const struct btf *btf,
 	}
 	next = calloc(1, ksz);
 	key = calloc(1, ksz);
-	value = calloc(ncpus, stride);
-	if (!next || !key || !value)
+	val = calloc(ncpus, stride);
+	if (!next || !key || !val)
 		die("out of memory");
 
 	while (bpf_map_get_next_key(fd, first ? NULL : key, next) == 0) {
 		first = false;
 		memcpy(key, next, ksz);
-		if (bpf_map_lookup_elem(fd, key, value))
+		if (bpf_map_lookup_elem(fd, key, val))
 			continue;
 		entries++;
 		/* Arrays have every slot: leave out the empty ones. */
 		if ((type == BPF_MAP_TYPE_ARRAY || type == BPF_MAP_TYPE_PERCPU_ARRAY) &&
-		    all_zero(value, percpu ? ncpus * stride : vsz)) {
+		    all_zero(val, percpu ? ncpus * stride : vsz)) {
 			zeroes++;
 			continue;
 		}
-		sb_printf(&sb, "  ");
-		show(&sb, btf, d, kid, key, ksz);
-		sb_printf(&sb, ": ");
+		if (json)
+			sb_printf(&lines, "%s{\"key\":", lines.len ? "," : "");
+		else
+			sb_printf(&lines, "  ");
+		put_value(&lines, btf, kid, key, ksz, 0);
+		sb_printf(&lines, json ? percpu ? ",\"values\":" : ",\"value\":" : ": ");
 		if (!percpu) {
-			show(&sb, btf, d, vid, value, vsz);
+			put_value(&lines, btf, vid, val, vsz, 0);
 		} else {
 			sum = 0;
-			sb_printf(&sb, "[");
+			sb_printf(&lines, "[");
 			for (cpu = 0; cpu < ncpus; cpu++) {
-				void *v = (char *)value + cpu * stride;
+				void *v = (char *)val + cpu * stride;
 
-				sb_printf(&sb, "%s", cpu ? ", " : "");
-				show(&sb, btf, d, vid, v, vsz);
+				sb_printf(&lines, "%s", !cpu ? "" : json ? "," : ", ");
+				put_value(&lines, btf, vid, v, vsz, 0);
 				sum += as_u64(v, vsz);
 			}
-			sb_printf(&sb, "]");
+			sb_printf(&lines, "]");
 			if (is_int(btf, vid, vsz))
-				sb_printf(&sb, " sum %llu", sum);
+				sb_printf(&lines, json ? ",\"sum\":%llu" : " sum %llu", sum);
 		}
-		sb_printf(&sb, "\n");
+		sb_printf(&lines, json ? "}" : "\n");
 	}
-	fprintf(out, "map %s (%s, %zu entr%s", bpf_map__name(map),
-		map_type_name(type), entries, entries == 1 ? "y" : "ies");
-	if (zeroes)
-		fprintf(out, ", %zu zero", zeroes);
-	fprintf(out, "):\n%s", sb.s ? sb.s : "");
-	free(sb.s);
-	free(value);
+	if (json) {
+		sb_printf(sb, "\"entries\":[%s],\"zero\":%zu}",
+			  lines.s ? lines.s : "", zeroes);
+	} else {
+		sb_printf(sb, "map %s (%s, %zu entr%s", bpf_map__name(map),
+			  map_type_name(type), entries, entries == 1 ? "y" : "ies");
+		if (zeroes)
+			sb_printf(sb, ", %zu zero", zeroes);
+		sb_printf(sb, "):\n%s", lines.s ? lines.s : "");
+	}
+	free(lines.s);
+	free(val);
 	free(key);
 	free(next);
 }
@@ -432,41 +556,51 @@ __u32 record_type(const struct btf *btf, const char *map, bool only)
 void print_record(FILE *out, const char *map, const struct btf *btf,
 		  __u32 id, const void *data, size_t size)
 {
-	static const struct btf *dumped;
-	static struct btf_dump *d;
 	struct strbuf sb = { 0 };
 
-	if (btf && btf != dumped) {
-		btf_dump__free(d);
-		d = btf_dump__new(btf, btf_print, NULL, NULL);
-		dumped = btf;
+	if (json_style()) {
+		sb_printf(&sb, "{\"type\":\"record\",\"map\":");
+		sb_json_string(&sb, map, SIZE_MAX);
+		sb_printf(&sb, ",\"data\":");
+	} else {
+		sb_printf(&sb, "%s: ", map);
 	}
 	/* A record shorter than its type is shown as it is: in hex. */
-	if (id && btf__resolve_size(btf, id) > (long)size)
-		id = 0;
-	show(&sb, btf, d, id, data, size);
-	fprintf(out, "%s: %s\n", map, sb.s ? sb.s : "");
+	put_value(&sb, btf, id, data, size, 0);
+	fprintf(out, "%s%s\n", sb.s ? sb.s : "", json_style() ? "}" : "");
 	free(sb.s);
 }
 
-void dump_maps(FILE *out, struct bpf_object *obj)
+void dump_maps(FILE *out, struct bpf_object *obj, const char *stamp)
 {
 	struct btf *btf = bpf_object__btf(obj);
-	struct btf_dump *d = NULL;
 	struct bpf_map *map;
+	struct strbuf sb = { 0 };
+	bool first = true;
 
-	if (btf)
-		d = btf_dump__new(btf, btf_print, NULL, NULL);
+	if (json_style()) {
+		sb_printf(&sb, "{\"type\":\"maps\",");
+		if (stamp)
+			sb_printf(&sb, "\"time\":\"%s\",", stamp);
+		else
+			sb_printf(&sb, "\"final\":true,");
+		sb_printf(&sb, "\"maps\":[");
+	} else if (stamp) {
+		sb_printf(&sb, "@ %s\n", stamp);
+	}
 	bpf_object__for_each_map(map, obj) {
 		const char *name = bpf_map__name(map);
-		size_t len = strlen(name);
 
 		/* Constants the program was loaded with are not results. */
-		if (len > 7 && !strcmp(name + len - 7, ".rodata"))
+		if (ends_with(name, ".rodata") || ends_with(name, ".kconfig"))
 			continue;
-		if (len > 6 && !strcmp(name + len - 6, ".kconfig"))
-			continue;
-		dump_map(out, map, btf, d);
+		if (json_style() && !first)
+			sb_printf(&sb, ",");
+		first = false;
+		dump_map(&sb, map, btf);
 	}
-	btf_dump__free(d);
+	if (json_style())
+		sb_printf(&sb, "]}\n");
+	fputs(sb.s ? sb.s : "", out);
+	free(sb.s);
 }

@@ -68,7 +68,6 @@ static const char exec_usage[] =
 "                       it exits TOOL gets SIGINT; if TOOL exits first, CMD\n"
 "                       and what it started get SIGTERM (then, as for TOOL,\n"
 "                       SIGTERM/SIGKILL 10 s apart until gone)\n"
-"                       until it is gone)\n"
 "  -f, --follow-fork    also trace N's children forked from now on\n"
 "  -e, --follow-exec    keep tracing N (and children) across exec\n"
 "  -m, --mode MODE      kview (default): N's kernel view; pre: TOOL's hooks\n"
@@ -80,6 +79,9 @@ static const char exec_usage[] =
 "  -w, --wait S         with -c: start CMD after S seconds even if TOOL has\n"
 "                       attached nothing in the view (default 60)\n"
 "  -q, --quiet          no messages but errors\n"
+"  -j, --json           kview's messages as JSON lines on stderr\n"
+"                       ({\"type\":\"note\"|\"error\",\"message\":...}); stdout\n"
+"                       is TOOL's\n"
 "  -h, --help           this help\n"
 "\n"
 "Examples:\n"
@@ -222,7 +224,7 @@ static void __attribute__((format(printf, 1, 2), noreturn)) fail(const char *fmt
 	}
 	if (cmd_pid > 0)
 		waitpid(cmd_pid, NULL, WNOHANG);
-	note("%s", msg);
+	error_note("%s", msg);
 	exit(EXIT_KVIEW_FAILED);
 }
 
@@ -241,12 +243,12 @@ static pid_t start_tool(struct kview *kv, char **argv, const sigset_t *oldmask)
 		_exit(EXIT_KVIEW_FAILED);
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
 	if (kview__enter_scope(kv)) {
-		note("cannot enter the view's attach scope: %s", strerror(errno));
+		error_note("cannot enter the view's attach scope: %s", strerror(errno));
 		_exit(EXIT_KVIEW_FAILED);
 	}
 	/* The view fd is close-on-exec: TOOL holds the view by its scope. */
 	execvp(argv[0], argv);
-	note("cannot run %s: %s", argv[0], strerror(errno));
+	error_note("cannot run %s: %s", argv[0], strerror(errno));
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
@@ -285,7 +287,7 @@ static pid_t start_command_held(const char *cmd, int *pidfd, const sigset_t *old
 		_exit(127);
 	close(p[0]);
 	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-	note("cannot run /bin/sh: %s", strerror(errno));
+	error_note("cannot run /bin/sh: %s", strerror(errno));
 	_exit(127);
 }
 
@@ -378,6 +380,7 @@ int cmd_exec(int argc, char **argv)
 		{ "settle", required_argument, NULL, 's' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -395,7 +398,7 @@ int cmd_exec(int argc, char **argv)
 	pid_t pid = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:c:fem:s:w:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:c:fem:s:w:qjh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			pid = parse_number("--pid", optarg, INT_MAX);
@@ -423,6 +426,9 @@ int cmd_exec(int argc, char **argv)
 			break;
 		case 'q':
 			st.quiet = true;
+			break;
+		case 'j':
+			json_output = true;
 			break;
 		case 'h':
 			fputs(exec_usage, stdout);
@@ -579,7 +585,7 @@ int cmd_exec(int argc, char **argv)
 			if (write(go_fd, "g", 1) == 1)
 				cmd_started = true;
 			else
-				note("cannot start the command: %s", strerror(errno));
+				error_note("cannot start the command: %s", strerror(errno));
 			close(go_fd);
 			go_fd = -1;
 		}

@@ -9,14 +9,18 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#define KVIEW_VERSION "0.2.0"
+#define KVIEW_VERSION "0.3.0"
 
 extern bool verbose;
+/* -j: JSON lines on stdout, kview's messages as JSON lines on stderr. */
+extern bool json_output;
 
 /* Print "kview: <message>" on stderr and exit 1. */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* Print "kview: <message>" on stderr. */
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same for an error that the caller handles (die() without exit). */
+void error_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int cmd_attach(int argc, char **argv);
 int cmd_list(int argc, char **argv);
@@ -33,8 +37,11 @@ int pidfd_open_compat(pid_t pid);
 /* libbpf's messages: shown with -v only. */
 void libbpf_print_init(void);
 
-/* Print the maps of @obj (BTF-decoded where possible) on @out. */
-void dump_maps(FILE *out, struct bpf_object *obj);
+/*
+ * Print the maps of @obj (BTF-decoded where possible) on @out, after
+ * "@ @stamp" if @stamp (an interval's dump); with -j one JSON line.
+ */
+void dump_maps(FILE *out, struct bpf_object *obj, const char *stamp);
 /* The BTF type of ring buffer @map's records (0: none), see dump.c. */
 __u32 record_type(const struct btf *btf, const char *map, bool only);
 /* One record of ring buffer @map: "map: {field=value, ...}" on @out. */

@@ -4,7 +4,8 @@
  *
  *   kview attach --pid N [--follow-fork] [--follow-exec] [--duration S] prog.o
  *   kview exec (--pid N | -c COMMAND) [options] -- TOOL [ARGS...]
- *   kview list [-j]
+ *   kview list
+ *   (-j anywhere: JSON lines)
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include "kview-cli.h"
 
 bool verbose;
+bool json_output;
 
 static const char usage_text[] =
 "Usage: kview [-v] COMMAND [ARGS]\n"
@@ -30,18 +32,29 @@ static const char usage_text[] =
 "  exec --pid N [options] -- TOOL    run a tracing tool (bpftrace, opensnoop,\n"
 "                                     ...) with its hooks in N's view\n"
 "  exec -c CMD [options] -- TOOL     the same on a command it starts\n"
-"  list [-j]                          show the kernel views (-j: JSON)\n"
+"  list                              show the kernel views\n"
 "\n"
-"Options:\n"
+"Options (before or after COMMAND):\n"
+"  -j, --json      JSON lines on stdout (views, records, maps, status) and\n"
+"                  kview's messages as JSON lines on stderr, errors included:\n"
+"                  {\"type\":\"error\",\"message\":\"...\"}\n"
 "  -v, --verbose   show libbpf's messages\n"
 "  -h, --help      this help; 'kview COMMAND --help' for a command\n"
 "  -V, --version   print the version\n";
 
-static void vnote(const char *fmt, va_list ap)
+/* "kview: message", or with -j {"type":"TYPE","message":"message"}. */
+static void vnote(const char *type, const char *fmt, va_list ap)
 {
-	fputs("kview: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (json_output) {
+		fprintf(stderr, "{\"type\":\"%s\",\"message\":", type);
+		json_string(stderr, msg);
+		fputs("}\n", stderr);
+	} else {
+		fprintf(stderr, "kview: %s\n", msg);
+	}
 }
 
 void die(const char *fmt, ...)
@@ -49,7 +62,7 @@ void die(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vnote(fmt, ap);
+	vnote("error", fmt, ap);
 	va_end(ap);
 	exit(1);
 }
@@ -59,7 +72,16 @@ void note(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vnote(fmt, ap);
+	vnote("note", fmt, ap);
+	va_end(ap);
+}
+
+void error_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote("error", fmt, ap);
 	va_end(ap);
 }
 
@@ -89,7 +111,7 @@ void json_string(FILE *out, const char *s)
 
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
+		else if (c < 0x20 || c >= 0x7f)
 			fprintf(out, "\\u%04x", c);
 		else
 			fputc(c, out);
@@ -109,6 +131,8 @@ int main(int argc, char **argv)
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			verbose = true;
+		} else if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
+			json_output = true;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(usage_text, stdout);
 			return 0;

@@ -100,13 +100,12 @@ static void print_table(struct view *views, size_t n)
 int cmd_list(int argc, char **argv)
 {
 	struct view *views;
-	bool json = false;
 	int a, err;
 	size_t n;
 
 	for (a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "-j") || !strcmp(argv[a], "--json"))
-			json = true;
+			json_output = true;
 		else if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
 			fputs(list_usage, stdout);
 			return 0;
@@ -122,7 +121,7 @@ int cmd_list(int argc, char **argv)
 		die("%s: unexpected contents (a kernel of another kview version?)", VIEWS_FILE);
 	if (err)
 		die("%s: %s", VIEWS_FILE, strerror(-err));
-	if (json)
+	if (json_output)
 		print_json(views, n);
 	else
 		print_table(views, n);

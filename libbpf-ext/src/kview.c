@@ -155,54 +155,102 @@ int kview__leave_scope(struct kview *kv)
 	return ioctl(kv->fd, KVIEW_IOC_SCOPE_LEAVE) ? -errno : 0;
 }
 
-static bool has_prefix(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
+/*
+ * What a program's SEC() is, by its type (the part before the first '/'),
+ * as libbpf's section table has it: a hook a view scopes, a hook a view
+ * refuses (and why), or a type libbpf does not attach automatically (XDP,
+ * sockets, cgroups, struct_ops...: not kernel text hooks, and skipped by
+ * bpf_object__attach_skeleton()).
+ */
+enum hook_kind {
+	HOOK_OTHER,		/* not auto-attached by libbpf */
+	HOOK_SCOPED,
+	HOOK_REFUSED,
+};
 
-/* Section prefixes, longest first where one is a prefix of another. */
 static const struct {
-	const char *prefix;
-	const char *why;	/* NULL: scopable */
-} sections[] = {
-	{ "kprobe.multi", "kprobe.multi (fprobe) arms ftrace in the global text" },
-	{ "kretprobe.multi", "kretprobe.multi (fprobe) arms ftrace in the global text" },
-	{ "kprobe/", NULL },
-	{ "kretprobe/", NULL },
-	{ "ksyscall/", NULL },
-	{ "kretsyscall/", NULL },
-	{ "tracepoint/", NULL },
-	{ "tp/", NULL },
+	const char *type;
+	const char *why;	/* NULL: scoped */
+} hook_types[] = {
+	{ "kprobe", NULL },
+	{ "kretprobe", NULL },
+	{ "ksyscall", NULL },
+	{ "kretsyscall", NULL },
+	{ "tracepoint", NULL },
+	{ "tp", NULL },
 	{ "raw_tracepoint", NULL },
 	{ "raw_tp", NULL },
-	{ "tp_btf/", NULL },
+	{ "raw_tracepoint.w", NULL },
+	{ "raw_tp.w", NULL },
+	{ "tp_btf", NULL },
+	{ "kprobe.multi", "kprobe.multi (fprobe) arms ftrace in the global text" },
+	{ "kretprobe.multi", "kretprobe.multi (fprobe) arms ftrace in the global text" },
 	{ "fentry", "BPF trampolines (fentry/fexit) patch the global text" },
 	{ "fexit", "BPF trampolines (fentry/fexit) patch the global text" },
 	{ "fmod_ret", "BPF trampolines (fmod_ret) patch the global text" },
+	{ "fentry.s", "BPF trampolines (fentry/fexit) patch the global text" },
+	{ "fexit.s", "BPF trampolines (fentry/fexit) patch the global text" },
+	{ "fmod_ret.s", "BPF trampolines (fmod_ret) patch the global text" },
 	{ "lsm", "LSM programs hook every process, not kernel text" },
+	{ "lsm.s", "LSM programs hook every process, not kernel text" },
+	{ "iter", "BPF iterators are read, not hooked into kernel text" },
+	{ "iter.s", "BPF iterators are read, not hooked into kernel text" },
 	{ "uprobe", "uprobes patch a file's text, shared by every process mapping it" },
 	{ "uretprobe", "uprobes patch a file's text, shared by every process mapping it" },
+	{ "uprobe.s", "uprobes patch a file's text, shared by every process mapping it" },
+	{ "uretprobe.s", "uprobes patch a file's text, shared by every process mapping it" },
 	{ "usdt", "USDT probes are uprobes: they patch a file's shared text" },
-	{ "perf_event", "perf_event programs sample CPUs, not kernel text" },
 };
 
-int kview_program__scopable(const struct bpf_program *prog, const char **why)
+/*
+ * @prog's kind; *@why for a refused one; *@target: whether the section
+ * names what to attach to ("kprobe/FUNC", not a bare "kprobe"), without
+ * which libbpf's automatic attach skips the program.
+ */
+static enum hook_kind hook_kind(const struct bpf_program *prog,
+				const char **why, bool *target)
 {
 	const char *sec = bpf_program__section_name(prog);
+	const char *slash = strchr(sec, '/');
+	size_t len = slash ? (size_t)(slash - sec) : strlen(sec);
 	size_t i;
 
-	for (i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
-		if (!has_prefix(sec, sections[i].prefix))
+	*target = slash && slash[1];
+	for (i = 0; i < sizeof(hook_types) / sizeof(hook_types[0]); i++) {
+		if (strlen(hook_types[i].type) != len ||
+		    strncmp(sec, hook_types[i].type, len))
 			continue;
-		if (!sections[i].why)
-			return 0;
+		if (!hook_types[i].why)
+			return HOOK_SCOPED;
 		if (why)
-			*why = sections[i].why;
-		return fail(EOPNOTSUPP);
+			*why = hook_types[i].why;
+		return HOOK_REFUSED;
 	}
 	if (why)
 		*why = "not a kernel hook kview can scope (kprobe/, kretprobe/, tracepoint/, raw_tp/, tp_btf/)";
-	return fail(EOPNOTSUPP);
+	return HOOK_OTHER;
+}
+
+int kview_program__scopable(const struct bpf_program *prog, const char **why)
+{
+	bool target;
+
+	return hook_kind(prog, why, &target) == HOOK_SCOPED ? 0 : fail(EOPNOTSUPP);
+}
+
+/*
+ * Whether an automatic attach (kview__attach_object(), kview__attach_
+ * skeleton()) takes @prog: as bpf_object__attach_skeleton(), programs not
+ * loaded or marked not to autoattach, sections without a target and types
+ * libbpf does not attach are left alone (their owner attaches them by
+ * hand, in the scope if they are hooks).
+ */
+static bool auto_attached(const struct bpf_program *prog)
+{
+	bool target;
+
+	return bpf_program__autoload(prog) && bpf_program__autoattach(prog) &&
+	       hook_kind(prog, NULL, &target) != HOOK_OTHER && target;
 }
 
 struct bpf_link *kview__attach_program(struct kview *kv,
@@ -228,12 +276,6 @@ struct bpf_link *kview__attach_program(struct kview *kv,
 const struct bpf_program *kview_last_failed_program(void)
 {
 	return last_failed;
-}
-
-/* What bpf_object__attach_skeleton() would attach. */
-static bool auto_attached(const struct bpf_program *prog)
-{
-	return bpf_program__autoload(prog) && bpf_program__autoattach(prog);
 }
 
 struct kview_links *kview__attach_object_opts(struct kview *kv,
@@ -306,6 +348,68 @@ struct kview_links *kview__attach_object(struct kview *kv,
 					 struct bpf_object *obj)
 {
 	return kview__attach_object_opts(kv, obj, NULL);
+}
+
+/* The @i-th program of skeleton @s (its entries may be larger than ours). */
+static struct bpf_prog_skeleton *skel_prog(struct bpf_object_skeleton *s, int i)
+{
+	return (struct bpf_prog_skeleton *)((char *)s->progs + (size_t)i * s->prog_skel_sz);
+}
+
+int kview__attach_skeleton(struct kview *kv, struct bpf_object_skeleton *s,
+			   const struct kview_attach_opts *opts)
+{
+	const struct bpf_program *failed = NULL;
+	bool *mine;
+	int i, j, err = 0;
+
+	if (!kv || !s || s->prog_skel_sz < (int)sizeof(struct bpf_prog_skeleton) ||
+	    (opts && !opts_valid(opts, opts->sz,
+				 offsetof(struct kview_attach_opts, kview_attach_opts__last_field) +
+				 sizeof(opts->kview_attach_opts__last_field))))
+		return fail(EINVAL);
+	if (opts && opts->failed_prog)
+		*opts->failed_prog = NULL;
+	/* Check every section before attaching anything. */
+	for (i = 0; i < s->prog_cnt; i++) {
+		struct bpf_program *prog = *skel_prog(s, i)->prog;
+
+		if (auto_attached(prog) && kview_program__scopable(prog, NULL)) {
+			if (opts && opts->failed_prog)
+				*opts->failed_prog = prog;
+			return fail(EOPNOTSUPP);
+		}
+	}
+	mine = calloc(s->prog_cnt ? s->prog_cnt : 1, sizeof(*mine));
+	if (!mine)
+		return fail(ENOMEM);
+	for (i = 0; i < s->prog_cnt; i++) {
+		struct bpf_prog_skeleton *ps = skel_prog(s, i);
+
+		/* As libbpf: a link the caller set already is left alone. */
+		if (!auto_attached(*ps->prog) || *ps->link)
+			continue;
+		*ps->link = kview__attach_program(kv, *ps->prog);
+		if (!*ps->link) {
+			err = errno;
+			failed = *ps->prog;
+			break;
+		}
+		mine[i] = true;
+	}
+	/* All or nothing: what this call attached goes again. */
+	for (j = 0; err && j < i; j++) {
+		if (mine[j]) {
+			bpf_link__destroy(*skel_prog(s, j)->link);
+			*skel_prog(s, j)->link = NULL;
+		}
+	}
+	free(mine);
+	if (!err)
+		return 0;
+	if (opts && opts->failed_prog)
+		*opts->failed_prog = failed;
+	return fail(err);
 }
 
 size_t kview_links__count(const struct kview_links *links)

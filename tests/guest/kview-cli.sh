@@ -179,6 +179,103 @@ streamed() {
 streamed "$B/userspace/examples/read_events.bpf.o" ringbuf ringbuf
 streamed "$B/tests/bpf/perf_events.bpf.o" perfbuf perf_event_array
 
+# -j: JSON lines.  Errors, of attach and exec, as one JSON line on stderr;
+# the verifier's log inside it.
+expect_json_error() {
+	local what=$1 re=$2 out rc
+	shift 2
+	out=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	say "$what: exit $rc: $out"
+	[ $rc = 1 ] || [ $rc = 125 ] || bad "$what: exit $rc, expected 1"
+	python3 -c '
+import json, re, sys
+lines = sys.argv[1].split("\n")
+assert len(lines) == 1, lines
+e = json.loads(lines[0])
+assert e["type"] == "error", e
+assert re.search(sys.argv[2], e["message"]), e
+if len(sys.argv) > 3:
+    assert re.search(sys.argv[3], e["log"]), e
+' "$out" "$re" ${LOG_RE:+"$LOG_RE"} || bad "$what: not one JSON error line matching '$re'"
+	sleep 0.2
+	stats_clean "$what"
+}
+expect_json_error "json: no such pid" "no process with pid 999999" "$K" -j attach --pid 999999 "$OBJ"
+expect_json_error "json: bad option value" "--pid wants a positive number" "$K" attach -j --pid x "$OBJ"
+expect_json_error "json: unscopable" "cannot be scoped to a process" \
+	"$K" attach -j --pid "$T" "$B/tests/bpf/unscopable.bpf.o"
+LOG_RE="invalid mem access" expect_json_error "json: verifier" "the verifier rejected program 'unchecked_lookup'" \
+	"$K" attach -j --pid "$T" "$B/tests/bpf/bad_verifier.bpf.o"
+expect_json_error "json: exec, no such pid" "no process with pid 999999" "$K" exec -j --pid 999999 -- true
+expect_json_error "json: list, bad argument" "unknown argument" "$K" -j list --frob
+
+# Records, an interval's maps, the final maps and the status as JSON lines
+# on stdout, every one of them JSON: the 300 marked reads as records of the
+# target only; a map dump every second; the log2 histogram as buckets.
+"$W" -s reads 300 & E=$!
+for _ in $(seq 500); do
+	[[ $(cat /proc/$E/stat 2>/dev/null) =~ ^$E\ \(workload\)\ T ]] && break
+	sleep 0.01
+done
+"$K" attach -j --pid "$E" --duration 120 "$B/userspace/examples/read_events.bpf.o" \
+	>"$KVIEW_RESULTS/cli-json-events.out" 2>"$KVIEW_RESULTS/cli-json-events.err" &
+A=$!
+attached 1
+kill -CONT $E
+wait $A
+rc=$?
+say "attach -j (ring buffer) on a 300-read target: exit $rc; $(wc -l <"$KVIEW_RESULTS/cli-json-events.out") lines, the first 2 and last 2:"
+head -n 2 "$KVIEW_RESULTS/cli-json-events.out" | sed 's/^/#   /'
+tail -n 2 "$KVIEW_RESULTS/cli-json-events.out" | sed 's/^/#   /'
+[ $rc = 0 ] || bad "attach -j exited $rc"
+[ -s "$KVIEW_RESULTS/cli-json-events.err" ] && bad "attach -j wrote to stderr: $(cat "$KVIEW_RESULTS/cli-json-events.err")"
+python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+pid = int(sys.argv[2])
+att = lines[0]
+assert att["type"] == "attached" and att["mode"] == "kview" and att["pid"] == pid, att
+assert att["view"] > 0 and att["memory"]["probe_sites"] >= 1, att
+assert [p["section"] for p in att["programs"]] == ["kretprobe/ksys_read"], att
+recs = [l for l in lines if l["type"] == "record"]
+mine = [r for r in recs if r["map"] == "events" and r["data"]["pid"] == pid and
+        r["data"]["count"] == 7 and r["data"]["comm"] == "workload"]
+assert len(mine) == 300, "%d records of the marked reads" % len(mine)
+assert all(r["data"]["pid"] == pid for r in recs), "records of other processes"
+final = [l for l in lines if l["type"] == "maps"]
+assert len(final) == 1 and final[0]["final"], final
+assert {"name": "events", "type": "ringbuf", "streamed": True} in final[0]["maps"], final
+assert lines[-1] == {"type": "detached", "reason": "the process exited"}, lines[-1]
+' "$KVIEW_RESULTS/cli-json-events.out" "$E" || bad "attach -j: the JSON lines are not what they should be"
+stats_clean attach-json-events
+
+"$K" -j attach -q --pid "$T" --duration 4 --interval 1 "$OBJ" >"$KVIEW_RESULTS/cli-json-interval.out" 2>&1
+rc=$?
+say "attach -j -q --interval 1 --duration 4: exit $rc; the last line:"
+tail -n 1 "$KVIEW_RESULTS/cli-json-interval.out" | cut -c 1-600 | sed 's/^/#   /'
+[ $rc = 0 ] || bad "attach -j --interval exited $rc"
+python3 -c '
+import json, re, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+pid = int(sys.argv[2])
+assert all(l["type"] == "maps" for l in lines), "-q: only maps lines"
+stamped = [l for l in lines if "time" in l]
+assert len(stamped) >= 2 and all(re.match(r"\d\d:\d\d:\d\d$", l["time"]) for l in stamped), stamped
+assert lines[-1].get("final"), lines[-1]
+counts = []
+for l in lines:
+    m = {x["name"]: x for x in l["maps"]}
+    e = [x for x in m["reads"]["entries"] if x["key"] == {"pid": pid, "comm": "workload"}]
+    assert len(m["reads"]["entries"]) == 1 and len(e) == 1, m["reads"]
+    counts.append(e[0]["value"])
+assert counts == sorted(counts) and counts[0] < counts[-1], counts
+h = m["bytes_log2"]["histogram"]
+assert h["total"] > 0 and any(b["low"] == 4 and b["high"] == 7 and b["count"] > 0
+                              for b in h["buckets"]), h
+' "$KVIEW_RESULTS/cli-json-interval.out" "$T" || bad "attach -j --interval: the JSON lines are not what they should be"
+stats_clean attach-json-interval
+
 # A syscall tracepoint program: the same, and kview list names the event.
 SC=$B/userspace/examples/syscall_count.bpf.o
 "$K" attach --pid "$T" --duration 60 "$SC" >"$KVIEW_RESULTS/cli-tp.out" 2>"$KVIEW_RESULTS/cli-tp.err" &

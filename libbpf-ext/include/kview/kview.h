@@ -128,9 +128,10 @@ struct kview_attach_opts {
  * Attach every program of the loaded @obj inside the view, all or nothing:
  * if one cannot be scoped or attached, the ones attached so far are
  * detached and NULL is returned (errno set, @opts->failed_prog names the
- * program).  Programs marked not to autoload or not to autoattach
- * (bpf_program__set_autoattach(), as bpf_object__attach_skeleton()
- * honours it) are skipped.  With @kv NULL, the programs are attached
+ * program).  What bpf_object__attach_skeleton() skips is skipped: programs
+ * marked not to autoload or not to autoattach (bpf_program__set_autoattach()),
+ * sections without a target (a bare SEC("kprobe")) and types libbpf does
+ * not attach (XDP, sockets, ...).  With @kv NULL, the programs are attached
  * globally (for every process), all or nothing too: for comparisons with
  * the view.  @opts may be NULL.
  */
@@ -140,6 +141,23 @@ struct kview_links *kview__attach_object_opts(struct kview *kv,
 /* kview__attach_object_opts() without options. */
 struct kview_links *kview__attach_object(struct kview *kv,
 					 struct bpf_object *obj);
+/*
+ * Attach the programs of a loaded libbpf skeleton (bpftool gen skeleton:
+ * kview__attach_skeleton(kv, skel->skeleton, NULL)) inside the view, as
+ * bpf_object__attach_skeleton() attaches them globally: each program's
+ * link goes into the skeleton (skel->links.NAME); programs not loaded or
+ * marked not to autoattach, sections without a target (a bare
+ * SEC("kprobe"), attached by hand) and types libbpf does not attach (XDP,
+ * sockets, ...) are skipped, and so is a program whose link the caller has
+ * set already.  All or nothing: if one program cannot be scoped or
+ * attached, the links this call made are destroyed and set to NULL again,
+ * and a negative errno is returned (EOPNOTSUPP for a hook the view cannot
+ * scope; @opts->failed_prog names the program).  Detach with libbpf's
+ * bpf_object__detach_skeleton() or the skeleton's __destroy().
+ */
+int kview__attach_skeleton(struct kview *kv, struct bpf_object_skeleton *s,
+			   const struct kview_attach_opts *opts);
+
 /*
  * The program the calling thread's last kview__attach_object() failed on.
  * Deprecated: thread-local state; use kview_attach_opts.failed_prog.
