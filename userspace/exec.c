@@ -47,9 +47,11 @@ static const char exec_usage[] =
 "with the ordinary APIs (kprobes, kretprobes, tracepoints, syscall and raw\n"
 "tracepoints) is written into N's view only, so only N runs it and no\n"
 "other process pays for it.  What a view cannot scope is refused with\n"
-"EOPNOTSUPP, which TOOL reports, and is never attached for every process:\n"
-"BPF trampolines (fentry/fexit, bpftrace kfunc:), kprobe_multi, uprobes,\n"
-"tracefs kprobe_events and tracepoints of modules.  TOOL's children are in\n"
+"EOPNOTSUPP, which TOOL reports, and kview exec names: it is never attached\n"
+"for every process: BPF trampolines (fentry/fexit, bpftrace kfunc:),\n"
+"kprobe_multi, tracefs kprobe_events and event enabling, and tracepoints\n"
+"of modules.  Uprobes (bpftrace BEGIN/END too) are not kernel hooks: they\n"
+"work as without a view.  TOOL's children are in\n"
 "the scope too, and TOOL dies with kview.  The view goes when TOOL exits;\n"
 "kview exits with TOOL's status (128+N if signal N ended it; 127: no such\n"
 "TOOL; 125: kview exec failed after starting it).\n"
@@ -147,6 +149,9 @@ struct exec_state {
 	const char *tool;
 	bool quiet;
 	bool noted[ON_BEHALF_GROUPS];
+	unsigned int refused;		/* the view's nr_refused, last seen */
+	char **said;			/* the refusals reported */
+	size_t nsaid;
 };
 
 static long long now_ms(void)
@@ -157,13 +162,71 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-static unsigned int nr_attachments(struct exec_state *st)
+static unsigned int nr_attachments(struct exec_state *st, unsigned int *refused)
 {
 	struct kview_info info;
 
 	if (kview__info(st->kv, &info))
 		return 0;
+	*refused = info.nr_refused;
 	return info.nr_attachments;
+}
+
+/* Why the view refuses a kind of hook (the kernel says it for the rest). */
+static const struct {
+	const char *kind;
+	const char *why;
+} refusal_why[] = {
+	{ "fentry ", "BPF trampolines patch the global text" },
+	{ "fexit ", "BPF trampolines patch the global text" },
+	{ "fmod_ret ", "BPF trampolines patch the global text" },
+	{ "freplace ", "BPF trampolines patch the global text" },
+	{ "lsm ", "LSM programs run for every process" },
+	{ "kprobe_multi ", "kprobe_multi (fprobe) arms ftrace in the global text" },
+	{ "trace_event ", "kprobe events made in tracefs are armed in the global text" },
+	{ "tracefs ", "what tracefs enables or makes hooks every process" },
+};
+
+/*
+ * Name each hook the view refused TOOL (debugfs kview/views keeps them;
+ * KVIEW_IOC_INFO counts them), once: TOOL only got EOPNOTSUPP, and may
+ * not say which hook, or go on without it.  An error, -q or not.
+ */
+static void note_refused(struct exec_state *st)
+{
+	struct view *views, *v = NULL;
+	size_t n, i, j, k;
+
+	if (views_read(&views, &n)) {
+		error_note("the view refused %s %u hook(s) (EOPNOTSUPP); debugfs kview/views, which names them, cannot be read",
+			   st->tool, st->refused);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (views[i].id == st->view_id)
+			v = &views[i];
+	for (j = 0; v && j < v->nr; j++) {
+		const char *what = v->r[j].what, *why = NULL;
+		char **said;
+
+		for (k = 0; k < st->nsaid && strcmp(st->said[k], what); k++)
+			;
+		if (k < st->nsaid)
+			continue;
+		said = realloc(st->said, (st->nsaid + 1) * sizeof(*said));
+		if (!said || !(said[st->nsaid] = strdup(what))) {
+			st->said = said ? said : st->said;
+			break;
+		}
+		st->said = said;
+		st->nsaid++;
+		for (k = 0; k < sizeof(refusal_why) / sizeof(refusal_why[0]); k++)
+			if (!strncmp(what, refusal_why[k].kind, strlen(refusal_why[k].kind)))
+				why = refusal_why[k].why;
+		error_note("the view refused %s's hook %s%s%s (%s got EOPNOTSUPP)", st->tool,
+			   what, why ? ": " : "", why ? why : "", st->tool);
+	}
+	views_free(views, n);
 }
 
 /*
@@ -389,7 +452,7 @@ int cmd_exec(int argc, char **argv)
 	struct stopping tool = { .name = NULL }, cmd = { .name = "the command", .members = true };
 	const char *command = NULL;
 	long long settle = 1000, wait_s = 60, started, changed;
-	unsigned int seen = 0, cur;
+	unsigned int seen = 0, cur, refused = 0;
 	int c, sfd, tool_pidfd, cmd_pidfd = -1, status, tool_status = 0;
 	bool tool_done = false, cmd_done = true, cmd_started = false;
 	struct kview_info info;
@@ -532,6 +595,12 @@ int cmd_exec(int argc, char **argv)
 			tool_done = true;
 			tool_pid = 0;
 			pfd[1].fd = -1;
+			/* What was refused just before TOOL gave up. */
+			nr_attachments(&st, &refused);
+			if (refused != st.refused) {
+				st.refused = refused;
+				note_refused(&st);
+			}
 			if (!st.quiet)
 				note("%s exited: %s", st.tool, describe_status(tool_status));
 			if (go_fd >= 0) {
@@ -568,7 +637,11 @@ int cmd_exec(int argc, char **argv)
 		if (tool_done)
 			continue;
 
-		cur = nr_attachments(&st);
+		cur = nr_attachments(&st, &refused);
+		if (refused != st.refused) {
+			st.refused = refused;
+			note_refused(&st);
+		}
 		if (cur != seen) {
 			if (cur > seen)
 				note_on_behalf(&st);
@@ -591,6 +664,9 @@ int cmd_exec(int argc, char **argv)
 		}
 	}
 	kview__destroy(st.kv);
+	while (st.nsaid)
+		free(st.said[--st.nsaid]);
+	free(st.said);
 	close(tool_pidfd);
 	if (cmd_pidfd >= 0)
 		close(cmd_pidfd);

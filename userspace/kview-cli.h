@@ -62,6 +62,12 @@ struct attachment {
 	char symbol[128];
 };
 
+/* A hook the view's attach scope refused ("fentry vfs_read"), and how often. */
+struct refusal {
+	unsigned int count;
+	char what[192];
+};
+
 struct view {
 	unsigned int id, flags, members, attachments, patches, pages, pt_pages;
 	unsigned long long bytes, out_of_scope;
@@ -69,6 +75,8 @@ struct view {
 	size_t nm;
 	struct attachment *a;
 	size_t na;
+	struct refusal *r;
+	size_t nr;
 };
 
 /*

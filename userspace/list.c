@@ -64,6 +64,12 @@ static void print_json(struct view *views, size_t n)
 			json_string(stdout, v->a[j].symbol);
 			printf(",\"address\":\"0x%llx\"}", v->a[j].addr);
 		}
+		printf("],\"refused\":[");
+		for (j = 0; j < v->nr; j++) {
+			printf("%s{\"hook\":", j ? "," : "");
+			json_string(stdout, v->r[j].what);
+			printf(",\"count\":%u}", v->r[j].count);
+		}
 		printf("],\"probe_sites\":%u,\"text_pages\":%u,\"page_table_pages\":%u,\"bytes\":%llu,\"out_of_scope\":%llu}",
 		       v->patches, v->pages, v->pt_pages, v->bytes,
 		       v->out_of_scope);
@@ -94,6 +100,9 @@ static void print_table(struct view *views, size_t n)
 		for (j = 0; j < v->na; j++)
 			printf("      %s %s at 0x%llx\n", v->a[j].kind,
 			       v->a[j].symbol, v->a[j].addr);
+		for (j = 0; j < v->nr; j++)
+			printf("      refused: %s (%u time%s)\n", v->r[j].what,
+			       v->r[j].count, v->r[j].count == 1 ? "" : "s");
 	}
 }
 

@@ -26,6 +26,7 @@ static int grow(void **p, size_t n, size_t size)
  *   view <id> flags <hex> members <n> attachments <n> ... out_of_scope <n>
  *	pid <tgid> <comm>
  *	attach <kind> <addr> <symbol+off/size or system:event>
+ *	refused <count> <kind> <name...>
  *	patch ...
  */
 static int parse_line(const char *line, struct view **views, size_t *n)
@@ -61,6 +62,15 @@ static int parse_line(const char *line, struct view **views, size_t *n)
 		if (sscanf(line, "\tattach %15s %llx %127s", a->kind, &a->addr,
 			   a->symbol) != 3)
 			return -EPROTO;
+	} else if (v && !strncmp(line, "\trefused ", 9)) {
+		struct refusal *r;
+
+		if (grow((void **)&v->r, v->nr + 1, sizeof(*v->r)))
+			return -ENOMEM;
+		r = &v->r[v->nr++];
+		if (sscanf(line, "\trefused %u %n", &r->count, &used) != 1 || !line[used])
+			return -EPROTO;
+		snprintf(r->what, sizeof(r->what), "%s", line + used);
 	}
 	return 0;
 }
@@ -98,6 +108,7 @@ void views_free(struct view *views, size_t n)
 	for (i = 0; i < n; i++) {
 		free(views[i].m);
 		free(views[i].a);
+		free(views[i].r);
 	}
 	free(views);
 }

@@ -237,7 +237,7 @@ pid = int(sys.argv[2])
 att = lines[0]
 assert att["type"] == "attached" and att["mode"] == "kview" and att["pid"] == pid, att
 assert att["view"] > 0 and att["memory"]["probe_sites"] >= 1, att
-assert [p["section"] for p in att["programs"]] == ["kretprobe/ksys_read"], att
+assert [p["section"] for p in att["programs"]] == ["tracepoint/syscalls/sys_enter_read"], att
 recs = [l for l in lines if l["type"] == "record"]
 mine = [r for r in recs if r["map"] == "events" and r["data"]["pid"] == pid and
         r["data"]["count"] == 7 and r["data"]["comm"] == "workload"]

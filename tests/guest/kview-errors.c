@@ -10,9 +10,12 @@
  *   privileges  no capabilities; CAP_BPF+CAP_PERFMON without ptrace
  *               rights; CAP_BPF+CAP_PERFMON with them
  *   scope       in a view's attach scope, hooks the view cannot scope are
- *               refused (BPF trampoline, uprobe, a kprobe in module text,
- *               a BPF program on a tracepoint perf event opened outside
- *               the scope); none attaches
+ *               refused (BPF trampoline, a kprobe in module text, a BPF
+ *               program on a tracepoint perf event opened outside the
+ *               scope, enabling an event or making a kprobe event in
+ *               tracefs), none attaches, and the view names each refusal
+ *               (KVIEW_IOC_INFO nr_refused, kview/views "refused" lines);
+ *               a uprobe, not a kernel hook, passes through as outside
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -231,6 +234,41 @@ static unsigned long module_function(void)
 	fail("no function of trace_events_sample in kallsyms");
 }
 
+/* Write @s to tracefs file @name: 0 or -errno. */
+static int tracefs_write(const char *name, const char *s)
+{
+	char path[256];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	check(fd >= 0, "%s: %s", path, strerror(errno));
+	if (write(fd, s, strlen(s)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Whether view @id's "refused" lines in kview/views have one with @what. */
+static bool view_refused(unsigned int id, const char *what)
+{
+	char line[512];
+	unsigned int cur = 0, vid;
+	bool found = false;
+	FILE *f = fopen("/sys/kernel/debug/kview/views", "r");
+
+	check(f, "kview/views: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "view %u ", &vid) == 1)
+			cur = vid;
+		else if (cur == id && !strncmp(line, "\trefused ", 9))
+			found |= strstr(line, what) != NULL;
+	}
+	fclose(f);
+	diag("view %u refused %s: %s", id, what, found ? "yes" : "no");
+	return found;
+}
+
 /* A perf event on tracepoint @name (tracefs events/@name), all tasks, CPU 0. */
 static int tracepoint_event(const char *name)
 {
@@ -282,18 +320,39 @@ static void test_scope(void)
 	expect_errno(link ? 0 : -errno, EOPNOTSUPP);
 	link = bpf_program__attach(skel->progs.fe_read);
 	expect_errno(link ? 0 : -errno, EOPNOTSUPP);
-	link = bpf_program__attach_uprobe_opts(skel->progs.up_any, -1,
-					       "/proc/self/exe", 0, &uopts);
-	expect_errno(link ? 0 : -errno, EOPNOTSUPP);
 	kopts.offset = mod;
 	link = bpf_program__attach_kprobe_opts(skel->progs.kp_offset, "", &kopts);
 	expect_errno(link ? 0 : -errno, EOPNOTSUPP);
 	link = bpf_program__attach_kprobe_opts(skel->progs.kp_offset,
 					       "no_such_function_kview", NULL);
 	expect_errno(link ? 0 : -errno, ENOENT);
+	/* tracefs hooks every task: refused in the scope. */
+	expect_errno(tracefs_write("events/sched/sched_switch/enable", "1"), EOPNOTSUPP);
+	expect_errno(tracefs_write("set_event", "sched:sched_switch"), EOPNOTSUPP);
+	expect_errno(tracefs_write("kprobe_events", "p:kview_refused ksys_read"), EOPNOTSUPP);
+	/* Disabling and removing are not hooks: allowed. */
+	expect_errno(tracefs_write("events/sched/sched_switch/enable", "0"), 0);
+	expect_errno(tracefs_write("set_event", "!sched:sched_switch"), 0);
+	expect_errno(tracefs_write("kprobe_events", "-:kview_no_such_event"), ENOENT);
+	/* A uprobe is not a kernel hook: it passes, as outside the scope. */
+	link = bpf_program__attach_uprobe_opts(skel->progs.up_any, -1,
+					       "/proc/self/exe", 0, &uopts);
+	expect_errno(link ? 0 : -errno, 0);
+	bpf_link__destroy(link);
 	check(!kview__leave_scope(kv), "leave scope: %s", strerror(errno));
 
 	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	diag("view %u: %u attachment(s), %u refused", info.id, info.nr_attachments,
+	     info.nr_refused);
+	check_eq(info.nr_refused, 6);
+	check(view_refused(info.id, "bpf_perf_event tp_enter"), "no record of the perf event program");
+	check(view_refused(info.id, "fentry ksys_read"), "no record of the trampoline");
+	check(view_refused(info.id, "[trace_events_sample]"), "no record of the module kprobe");
+	check(view_refused(info.id, "tracefs sched/sched_switch/enable"), "no record of the enable");
+	check(view_refused(info.id, "tracefs set_event"), "no record of set_event");
+	check(view_refused(info.id, "tracefs kprobe_events"), "no record of kprobe_events");
+	check(access("/sys/kernel/tracing/events/kprobes/kview_refused", F_OK),
+	      "the refused kprobe event exists");
 	check_eq(info.nr_attachments, 0);
 	check_eq(info.nr_patches, 0);
 	check_eq(info.nr_pages, 0);

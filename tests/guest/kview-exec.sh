@@ -6,9 +6,10 @@
 # same name doing the same work: the tool shows the target's events and
 # none of the decoy's, while the same tool run globally shows both.  Also:
 # -c traces a command from its first instruction (exact count), a hook a
-# view cannot scope is refused and nothing stays attached, the tool's exit
-# status is kview's, bad input is a one-line error, and a hook whose events
-# other tasks raise gets its one-line note.
+# view cannot scope is refused, kview exec names it, and nothing stays
+# attached; uprobes (bpftrace's BEGIN and END too) work as without a view;
+# the tool's exit status is kview's, bad input is a one-line error, and a
+# hook whose events other tasks raise gets its one-line note.
 set -u
 B=${KVIEW_BUILD:?}
 # shellcheck source=tests/lib/guest.sh
@@ -122,9 +123,44 @@ say "bpftrace kfunc: under kview exec: exit $rc"
 sed 's/^/#   /' "$R/exec-kfunc.out"
 [ $rc != 0 ] || bad "bpftrace kfunc: in a view did not fail"
 grep -q "kview: bpftrace exited: exit $rc" "$R/exec-kfunc.out" || bad "kview exec did not exit with bpftrace's status"
+grep -q "^kview: the view refused bpftrace's hook fentry vfs_read: BPF trampolines patch the global text" \
+	"$R/exec-kfunc.out" || bad "kview exec did not name the refused hook"
 left=$(bpftool -j link show 2>/dev/null | grep -o '"type":"tracing"' | wc -l)
 [ "$left" = 0 ] || bad "$left tracing link(s) left after the refusal"
 stats_clean "a refused kfunc"
+
+# The same refusal with -j: one JSON error line naming the hook.
+"$K" exec -j -q --pid $T -- bpftrace -e 'kfunc:vfs_read { @ = count(); }' \
+	>/dev/null 2>"$R/exec-kfunc-json.err"
+say "bpftrace kfunc: under kview exec -j -q:"
+sed 's/^/#   /' "$R/exec-kfunc-json.err"
+grep -q '^{"type":"error","message":"the view refused bpftrace'"'"'s hook fentry vfs_read' \
+	"$R/exec-kfunc-json.err" || bad "kview exec -j: no JSON error naming the refused hook"
+stats_clean "a refused kfunc, -j"
+
+# Uprobes are not kernel hooks: bpftrace's BEGIN and END (uprobes on
+# bpftrace itself) and a uprobe on a program run as without a view; the
+# uprobe fires for a process outside the view too, as it would globally.
+"$K" exec --pid $T -- bpftrace -e 'BEGIN { printf("begin\n"); }
+	uprobe:'"$W"':main { printf("main %d\n", pid); exit(); }
+	END { printf("end\n"); }' >"$R/exec-uprobe.out" 2>&1 &
+E=$!
+for _ in $(seq 1800); do
+	grep -q '^begin$' "$R/exec-uprobe.out" && break
+	kill -0 $E 2>/dev/null || break
+	sleep 0.1
+done
+"$W" reads 1 & U=$!
+wait $U
+wait $E
+rc=$?
+say "bpftrace BEGIN, uprobe, END under kview exec: exit $rc"
+sed 's/^/#   /' "$R/exec-uprobe.out"
+[ $rc = 0 ] || bad "bpftrace with BEGIN/uprobe/END under kview exec: exit $rc"
+grep -qx "main $U" "$R/exec-uprobe.out" || bad "the uprobe did not fire for pid $U"
+grep -qx 'end' "$R/exec-uprobe.out" || bad "END did not run"
+grep -q 'refused' "$R/exec-uprobe.out" && bad "a uprobe was refused"
+stats_clean "uprobes pass through"
 
 # The tool's status is kview's; bad input is one line and exit 1.
 "$K" exec -q --pid $T -- sh -c 'exit 3'
