@@ -82,8 +82,9 @@ static const char exec_usage[] =
 "                       attached nothing in the view (default 60)\n"
 "  -q, --quiet          no messages but errors\n"
 "  -j, --json           kview's messages as JSON lines on stderr\n"
-"                       ({\"type\":\"note\"|\"error\",\"message\":...}); stdout\n"
-"                       is TOOL's\n"
+"                       ({\"type\":\"note\"|\"error\",\"message\":...}, a\n"
+"                       refused hook {\"type\":\"refused\",\"tool\":...,\n"
+"                       \"hook\":...,\"why\":...}); stdout is TOOL's\n"
 "  -h, --help           this help\n"
 "\n"
 "Examples:\n"
@@ -190,7 +191,10 @@ static const struct {
 /*
  * Name each hook the view refused TOOL (debugfs kview/views keeps them;
  * KVIEW_IOC_INFO counts them), once: TOOL only got EOPNOTSUPP, and may
- * not say which hook, or go on without it.  An error, -q or not.
+ * not say which hook, or go on without it.  Shown with -q too.  With -j,
+ * {"type":"refused","tool":...,"hook":...,"why":...}: not an "error",
+ * since tools that probe for a hook (libbpf-tools try fentry, then fall
+ * back to kprobes) carry on.
  */
 static void note_refused(struct exec_state *st)
 {
@@ -223,8 +227,18 @@ static void note_refused(struct exec_state *st)
 		for (k = 0; k < sizeof(refusal_why) / sizeof(refusal_why[0]); k++)
 			if (!strncmp(what, refusal_why[k].kind, strlen(refusal_why[k].kind)))
 				why = refusal_why[k].why;
-		error_note("the view refused %s's hook %s%s%s (%s got EOPNOTSUPP)", st->tool,
-			   what, why ? ": " : "", why ? why : "", st->tool);
+		if (json_output) {
+			fputs("{\"type\":\"refused\",\"tool\":", stderr);
+			json_string(stderr, st->tool);
+			fputs(",\"hook\":", stderr);
+			json_string(stderr, what);
+			fputs(",\"why\":", stderr);
+			json_string(stderr, why ? why : "");
+			fputs("}\n", stderr);
+		} else {
+			fprintf(stderr, "kview: the view refused %s's hook %s%s%s (%s got EOPNOTSUPP)\n",
+				st->tool, what, why ? ": " : "", why ? why : "", st->tool);
+		}
 	}
 	views_free(views, n);
 }

@@ -20,20 +20,27 @@ struct {
 	__type(value, u64);
 } counts SEC(".maps");
 
-static __always_inline int count_event(bool marked)
+/* One more event of the current process in @map (a tgid -> u64 hash). */
+static __always_inline void count_in(void *map)
 {
 	u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	u64 one = 1, *n;
 
-	if (filter_tgid && tgid != filter_tgid)
-		return 0;
-	if (!marked)
-		return 0;
-	n = bpf_map_lookup_elem(&counts, &tgid);
+	n = bpf_map_lookup_elem(map, &tgid);
 	if (n)
 		__sync_fetch_and_add(n, 1);
 	else
-		bpf_map_update_elem(&counts, &tgid, &one, BPF_NOEXIST);
+		bpf_map_update_elem(map, &tgid, &one, BPF_NOEXIST);
+}
+
+static __always_inline int count_event(bool marked)
+{
+	u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (filter_tgid && tgid != filter_tgid)
+		return 0;
+	if (marked)
+		count_in(&counts);
 	return 0;
 }
 

@@ -33,16 +33,8 @@ struct {
 SEC("kprobe")
 int BPF_KPROBE(manual_read, unsigned int fd, char *buf, size_t size)
 {
-	u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	u64 one = 1, *n;
-
-	if (size != mark_size)
-		return 0;
-	n = bpf_map_lookup_elem(&manual_counts, &tgid);
-	if (n)
-		__sync_fetch_and_add(n, 1);
-	else
-		bpf_map_update_elem(&manual_counts, &tgid, &one, BPF_NOEXIST);
+	if (size == mark_size)
+		count_in(&manual_counts);
 	return 0;
 }
 

@@ -17,6 +17,16 @@
  *   workload spin               marked reads until killed
  *   workload openspin           open and close /dev/null every 10 ms until
  *                               killed (for opensnoop-style tools)
+ *   workload toolspin           every 10 ms until killed: open and close
+ *                               /dev/null, stat it, kill(self, SIGUSR1)
+ *                               (ignored), 10 marked reads, a TCP socket
+ *                               bound to a loopback port that listens and
+ *                               closes, a TCP connect to its own loopback
+ *                               listener, accepted; every 10th time fork
+ *                               a child that execs /bin/true (the events
+ *                               of bcc's opensnoop, sigsnoop, syscount,
+ *                               bindsnoop, solisten, tcpconnect, tcptracer,
+ *                               execsnoop, exitsnoop)
  *   workload pingpong N         N one-byte TCP round trips over loopback
  *                               with a forked partner (not a thread: not in
  *                               the view without follow-fork), sleeping
@@ -36,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -107,6 +118,54 @@ static int pingpong(long n)
 	kill(partner, SIGKILL);
 	waitpid(partner, NULL, 0);
 	return 0;
+}
+
+static int toolspin(void)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET,
+				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in any = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct timespec pause = { 0, 10000000 };
+	socklen_t len = sizeof(addr);
+	struct stat st;
+	long round;
+	int lfd, c;
+	pid_t child;
+
+	signal(SIGUSR1, SIG_IGN);
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    listen(lfd, 8) || getsockname(lfd, (struct sockaddr *)&addr, &len)) {
+		perror("workload: listen");
+		return 1;
+	}
+	for (round = 0;; round++) {
+		close(open("/dev/null", O_RDONLY | O_CLOEXEC));
+		stat("/dev/null", &st);
+		kill(getpid(), SIGUSR1);
+		reads(10);
+		c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (c >= 0 && !bind(c, (struct sockaddr *)&any, sizeof(any)))
+			listen(c, 1);
+		if (c >= 0)
+			close(c);
+		c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (c >= 0 && !connect(c, (struct sockaddr *)&addr, sizeof(addr)))
+			close(accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+		if (c >= 0)
+			close(c);
+		if (round % 10 == 0) {
+			child = fork();
+			if (!child) {
+				execl("/bin/true", "true", (char *)NULL);
+				_exit(127);
+			}
+			if (child > 0)
+				waitpid(child, NULL, 0);
+		}
+		nanosleep(&pause, NULL);
+	}
 }
 
 static void *thread_main(void *arg)
@@ -185,6 +244,8 @@ int main(int argc, char **argv)
 			close(open("/dev/null", O_RDONLY | O_CLOEXEC));
 			nanosleep(&pause, NULL);
 		}
+	} else if (!strcmp(argv[1], "toolspin") && argc == 2) {
+		return toolspin();
 	} else if (!strcmp(argv[1], "pingpong") && argc == 3) {
 		return pingpong(n);
 	} else {
