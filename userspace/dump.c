@@ -8,7 +8,6 @@
  * [2^i, 2^(i+1)), slot 0 also 0), and is drawn as one.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,79 +17,41 @@
 
 #include "kview-cli.h"
 
-struct strbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_vprintf(struct strbuf *sb, const char *fmt, va_list args)
-{
-	va_list copy;
-	int n;
-
-	va_copy(copy, args);
-	n = vsnprintf(NULL, 0, fmt, copy);
-	va_end(copy);
-	if (n < 0)
-		return;
-	if (sb->len + n + 1 > sb->cap) {
-		size_t cap = (sb->len + n + 1) * 2;
-		char *s = realloc(sb->s, cap);
-
-		if (!s)
-			return;
-		sb->s = s;
-		sb->cap = cap;
-	}
-	vsnprintf(sb->s + sb->len, n + 1, fmt, args);
-	sb->len += n;
-}
-
-static void sb_printf(struct strbuf *sb, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	sb_vprintf(sb, fmt, ap);
-	va_end(ap);
-}
-
-/* Whether values come out as JSON (kview -j) or as text. */
-static bool json_style(void)
-{
-	return json_output;
-}
-
-static void sb_json_string(struct strbuf *sb, const char *s, size_t max)
+void json_string_n(FILE *out, const char *s, size_t max)
 {
 	size_t i;
 
-	sb_printf(sb, "\"");
+	fputc('"', out);
 	for (i = 0; i < max && s[i]; i++) {
 		unsigned char c = s[i];
 
 		if (c == '"' || c == '\\')
-			sb_printf(sb, "\\%c", c);
+			fprintf(out, "\\%c", c);
 		else if (c < 0x20 || c >= 0x7f)
-			sb_printf(sb, "\\u%04x", c);
+			fprintf(out, "\\u%04x", c);
 		else
-			sb_printf(sb, "%c", c);
+			fputc(c, out);
 	}
-	sb_printf(sb, "\"");
+	fputc('"', out);
+}
+
+void json_string(FILE *out, const char *s)
+{
+	json_string_n(out, s, SIZE_MAX);
 }
 
 /* Bytes BTF does not describe: "01 02 ..", a string in JSON. */
-static void hex(struct strbuf *sb, const void *data, size_t len)
+static void hex(FILE *out, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 	size_t i;
 
-	if (json_style())
-		sb_printf(sb, "\"");
+	if (json_output)
+		fprintf(out, "\"");
 	for (i = 0; i < len; i++)
-		sb_printf(sb, "%s%02x", i ? " " : "", p[i]);
-	if (json_style())
-		sb_printf(sb, "\"");
+		fprintf(out, "%s%02x", i ? " " : "", p[i]);
+	if (json_output)
+		fprintf(out, "\"");
 }
 
 static bool is_int(const struct btf *btf, __u32 id, size_t size)
@@ -146,11 +107,11 @@ static unsigned long long read_bits(const void *data, __u32 off, __u32 bits,
 
 #define MAX_DEPTH 8
 
-static void put_value(struct strbuf *sb, const struct btf *btf, __u32 id,
+static void put_value(FILE *out, const struct btf *btf, __u32 id,
 		  const void *data, size_t size, int depth);
 
 /* An integer or enum of @bits bits at bit @off of @data. */
-static void scalar(struct strbuf *sb, const struct btf *btf,
+static void scalar(FILE *out, const struct btf *btf,
 		   const struct btf_type *t, const void *data, __u32 off,
 		   __u32 bits)
 {
@@ -162,11 +123,11 @@ static void scalar(struct strbuf *sb, const struct btf *btf,
 
 		v = read_bits(data, off, bits, enc & BTF_INT_SIGNED);
 		if (enc & BTF_INT_BOOL)
-			sb_printf(sb, "%s", v ? "true" : "false");
+			fprintf(out, "%s", v ? "true" : "false");
 		else if (enc & BTF_INT_SIGNED)
-			sb_printf(sb, "%lld", (long long)v);
+			fprintf(out, "%lld", (long long)v);
 		else
-			sb_printf(sb, "%llu", v);
+			fprintf(out, "%llu", v);
 		return;
 	}
 	/* An enum: its name, or the number if no name has that value. */
@@ -186,14 +147,14 @@ static void scalar(struct strbuf *sb, const struct btf *btf,
 		if (bits < 64)
 			ev &= (1ULL << bits) - 1;
 		if ((bits < 64 ? v & ((1ULL << bits) - 1) : v) == ev) {
-			if (json_style())
-				sb_json_string(sb, btf__name_by_offset(btf, name), SIZE_MAX);
+			if (json_output)
+				json_string_n(out, btf__name_by_offset(btf, name), SIZE_MAX);
 			else
-				sb_printf(sb, "%s", btf__name_by_offset(btf, name));
+				fprintf(out, "%s", btf__name_by_offset(btf, name));
 			return;
 		}
 	}
-	sb_printf(sb, btf_kflag(t) ? "%lld" : "%llu", v);
+	fprintf(out, btf_kflag(t) ? "%lld" : "%llu", v);
 }
 
 static bool is_char(const struct btf *btf, const struct btf_type *t)
@@ -204,7 +165,7 @@ static bool is_char(const struct btf *btf, const struct btf_type *t)
 }
 
 /* The members of struct/union @t; an anonymous member's inline. */
-static void members(struct strbuf *sb, const struct btf *btf,
+static void members(FILE *out, const struct btf *btf,
 		    const struct btf_type *t, const void *data, int depth,
 		    bool *first)
 {
@@ -222,26 +183,26 @@ static void members(struct strbuf *sb, const struct btf *btf,
 		if (!mt || msize < 0 || (size_t)(off + bits + 7) / 8 > t->size)
 			continue;
 		if ((!name || !*name) && btf_is_composite(mt)) {
-			members(sb, btf, mt, (const char *)data + off / 8,
+			members(out, btf, mt, (const char *)data + off / 8,
 				depth + 1, first);
 			continue;
 		}
-		if (json_style()) {
-			sb_printf(sb, "%s", *first ? "" : ",");
-			sb_json_string(sb, name, SIZE_MAX);
-			sb_printf(sb, ":");
+		if (json_output) {
+			fprintf(out, "%s", *first ? "" : ",");
+			json_string_n(out, name, SIZE_MAX);
+			fprintf(out, ":");
 		} else {
-			sb_printf(sb, "%s%s=", *first ? "" : ", ", name);
+			fprintf(out, "%s%s=", *first ? "" : ", ", name);
 		}
 		*first = false;
 		if (bits || off % 8) {
 			if (btf_is_int(mt) || btf_is_any_enum(mt))
-				scalar(sb, btf, mt, data, off, bits ? bits : msize * 8);
+				scalar(out, btf, mt, data, off, bits ? bits : msize * 8);
 			else
-				hex(sb, (const char *)data + off / 8, msize);
+				hex(out, (const char *)data + off / 8, msize);
 			continue;
 		}
-		put_value(sb, btf, m[i].type, (const char *)data + off / 8, msize,
+		put_value(out, btf, m[i].type, (const char *)data + off / 8, msize,
 		      depth + 1);
 	}
 }
@@ -253,7 +214,7 @@ static void members(struct strbuf *sb, const struct btf *btf,
  * member) and JSON (the same as JSON values).  What BTF does not
  * describe, or nests too deep, is shown in hex.
  */
-static void put_value(struct strbuf *sb, const struct btf *btf, __u32 id,
+static void put_value(FILE *out, const struct btf *btf, __u32 id,
 		  const void *data, size_t size, int depth)
 {
 	const struct btf_type *t = NULL;
@@ -267,27 +228,27 @@ static void put_value(struct strbuf *sb, const struct btf *btf, __u32 id,
 	if (!t || tsize < 0 || (size_t)tsize > size || depth > MAX_DEPTH) {
 		/* No type: a 4- or 8-byte value is most likely a count. */
 		if (!t && (size == 4 || size == 8))
-			sb_printf(sb, "%llu", as_u64(data, size));
+			fprintf(out, "%llu", as_u64(data, size));
 		else
-			hex(sb, data, size);
+			hex(out, data, size);
 		return;
 	}
 	if ((btf_is_int(t) && btf_int_bits(t) <= 64) || btf_is_any_enum(t)) {
-		scalar(sb, btf, t, data, btf_is_int(t) ? btf_int_offset(t) : 0,
+		scalar(out, btf, t, data, btf_is_int(t) ? btf_int_offset(t) : 0,
 		       btf_is_int(t) ? btf_int_bits(t) : t->size * 8);
 		return;
 	}
 	if (btf_is_ptr(t)) {
-		sb_printf(sb, json_style() ? "\"0x%llx\"" : "0x%llx", as_u64(data, tsize));
+		fprintf(out, json_output ? "\"0x%llx\"" : "0x%llx", as_u64(data, tsize));
 		return;
 	}
 	if (btf_is_float(t) && (tsize == 4 || tsize == 8)) {
 		double v = tsize == 4 ? *(const float *)data : *(const double *)data;
 
-		if (json_style() && (v != v || v - v != 0))
-			sb_printf(sb, "\"%g\"", v);	/* NaN, inf */
+		if (json_output && (v != v || v - v != 0))
+			fprintf(out, "\"%g\"", v);	/* NaN, inf */
 		else	/* JSON: every digit; text: for reading */
-			sb_printf(sb, json_style() ? "%.17g" : "%g", v);
+			fprintf(out, json_output ? "%.17g" : "%g", v);
 		return;
 	}
 	if (btf_is_array(t)) {
@@ -298,41 +259,41 @@ static void put_value(struct strbuf *sb, const struct btf *btf, __u32 id,
 		__u32 i;
 
 		if (!et || esize <= 0) {
-			hex(sb, data, tsize);
+			hex(out, data, tsize);
 			return;
 		}
 		if (is_char(btf, et)) {
 			const char *s = data;
 
-			if (json_style()) {
-				sb_json_string(sb, s, arr->nelems);
+			if (json_output) {
+				json_string_n(out, s, arr->nelems);
 				return;
 			}
-			sb_printf(sb, "\"");
+			fprintf(out, "\"");
 			for (i = 0; i < arr->nelems && s[i]; i++)
-				sb_printf(sb, s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' &&
+				fprintf(out, s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' &&
 					  s[i] != '\\' ? "%c" : "\\x%02x", (unsigned char)s[i]);
-			sb_printf(sb, "\"");
+			fprintf(out, "\"");
 			return;
 		}
-		sb_printf(sb, "[");
+		fprintf(out, "[");
 		for (i = 0; i < arr->nelems; i++) {
-			sb_printf(sb, "%s", !i ? "" : json_style() ? "," : ", ");
-			put_value(sb, btf, eid, (const char *)data + i * esize, esize,
+			fprintf(out, "%s", !i ? "" : json_output ? "," : ", ");
+			put_value(out, btf, eid, (const char *)data + i * esize, esize,
 			      depth + 1);
 		}
-		sb_printf(sb, "]");
+		fprintf(out, "]");
 		return;
 	}
 	if (btf_is_composite(t)) {
 		bool first = true;
 
-		sb_printf(sb, "{");
-		members(sb, btf, t, data, depth, &first);
-		sb_printf(sb, "}");
+		fprintf(out, "{");
+		members(out, btf, t, data, depth, &first);
+		fprintf(out, "}");
 		return;
 	}
-	hex(sb, data, tsize);
+	hex(out, data, tsize);
 }
 
 static const char *map_type_name(enum bpf_map_type type)
@@ -383,7 +344,7 @@ static bool is_log2_hist(struct bpf_map *map, const struct btf *btf)
 }
 
 /* Bucket ranges and bars, as bcc's print_log2_hist() draws them. */
-static void dump_log2_hist(struct strbuf *sb, struct bpf_map *map)
+static void dump_log2_hist(FILE *out, struct bpf_map *map)
 {
 	unsigned int i, n = bpf_map__max_entries(map), last = 0;
 	size_t vsz = bpf_map__value_size(map);
@@ -403,34 +364,34 @@ static void dump_log2_hist(struct strbuf *sb, struct bpf_map *map)
 		if (v[i])
 			last = i;
 	}
-	if (json_style()) {
-		sb_printf(sb, "\"histogram\":{\"total\":%llu,\"buckets\":[", total);
+	if (json_output) {
+		fprintf(out, "\"histogram\":{\"total\":%llu,\"buckets\":[", total);
 		for (i = 0; total && i <= last; i++)
-			sb_printf(sb, "%s{\"low\":%llu,\"high\":%llu,\"count\":%llu}",
+			fprintf(out, "%s{\"low\":%llu,\"high\":%llu,\"count\":%llu}",
 				  i ? "," : "", i ? 1ULL << i : 0, (2ULL << i) - 1, v[i]);
-		sb_printf(sb, "]}");
+		fprintf(out, "]}");
 		return;
 	}
-	sb_printf(sb, "map %s (array, log2 histogram, %llu in all):\n",
+	fprintf(out, "map %s (array, log2 histogram, %llu in all):\n",
 		  bpf_map__name(map), total);
 	if (!total)
 		return;
-	sb_printf(sb, "  %24s : %-10s distribution\n", "value", "count");
+	fprintf(out, "  %24s : %-10s distribution\n", "value", "count");
 	for (i = 0; i <= last; i++) {
 		unsigned long long lo = i ? 1ULL << i : 0, hi = (2ULL << i) - 1;
 		int bar = max ? (int)(v[i] * width / max) : 0;
 
-		sb_printf(sb, "  %10llu -> %-10llu : %-10llu |%-*.*s|\n", lo, hi,
+		fprintf(out, "  %10llu -> %-10llu : %-10llu |%-*.*s|\n", lo, hi,
 			  v[i], width, bar,
 			  "****************************************");
 	}
 }
 
 /*
- * One map into @sb: text, "map NAME (TYPE, N entries):" then a line per
+ * One map into @out: text, "map NAME (TYPE, N entries):" then a line per
  * entry; JSON, the members of the map's object.
  */
-static void dump_map(struct strbuf *sb, struct bpf_map *map,
+static void dump_map(FILE *out, struct bpf_map *map,
 		     const struct btf *btf)
 {
 	enum bpf_map_type type = bpf_map__type(map);
@@ -438,21 +399,23 @@ static void dump_map(struct strbuf *sb, struct bpf_map *map,
 	__u32 kid = bpf_map__btf_key_type_id(map);
 	__u32 vid = bpf_map__btf_value_type_id(map);
 	int fd = bpf_map__fd(map), ncpus = 1, cpu;
-	bool percpu = is_percpu(type), first = true, json = json_style();
+	bool percpu = is_percpu(type), first = true, json = json_output;
 	size_t stride = vsz, entries = 0, zeroes = 0;
 	void *key = NULL, *next, *val;
-	struct strbuf lines = { 0 };
+	char *lbuf = NULL;
+	size_t llen = 0;
+	FILE *lines = open_memstream(&lbuf, &llen);
 	unsigned long long sum;
 
 	if (json) {
-		sb_printf(sb, "{\"name\":");
-		sb_json_string(sb, bpf_map__name(map), SIZE_MAX);
-		sb_printf(sb, ",\"type\":\"%s\",", map_type_name(type));
+		fprintf(out, "{\"name\":");
+		json_string_n(out, bpf_map__name(map), SIZE_MAX);
+		fprintf(out, ",\"type\":\"%s\",", map_type_name(type));
 	}
 	if (is_log2_hist(map, btf)) {
-		dump_log2_hist(sb, map);
+		dump_log2_hist(out, map);
 		if (json)
-			sb_printf(sb, "}");
+			fprintf(out, "}");
 		return;
 	}
 	if (type == BPF_MAP_TYPE_RINGBUF || type == BPF_MAP_TYPE_PERF_EVENT_ARRAY ||
@@ -461,12 +424,12 @@ static void dump_map(struct strbuf *sb, struct bpf_map *map,
 			       type == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
 
 		if (json)
-			sb_printf(sb, "\"%s\":true}", streams ? "streamed" : "not_dumped");
+			fprintf(out, "\"%s\":true}", streams ? "streamed" : "not_dumped");
 		else if (streams)
-			sb_printf(sb, "map %s (%s): its records are printed as they arrive\n",
+			fprintf(out, "map %s (%s): its records are printed as they arrive\n",
 				  bpf_map__name(map), map_type_name(type));
 		else
-			sb_printf(sb, "map %s (%s): not dumped\n", bpf_map__name(map),
+			fprintf(out, "map %s (%s): not dumped\n", bpf_map__name(map),
 				  map_type_name(type));
 		return;
 	}
@@ -479,7 +442,7 @@ static void dump_map(struct strbuf *sb, struct bpf_map *map,
 	next = calloc(1, ksz);
 	key = calloc(1, ksz);
 	val = calloc(ncpus, stride);
-	if (!next || !key || !val)
+	if (!next || !key || !val || !lines)
 		die("out of memory");
 
 	while (bpf_map_get_next_key(fd, first ? NULL : key, next) == 0) {
@@ -495,40 +458,40 @@ static void dump_map(struct strbuf *sb, struct bpf_map *map,
 			continue;
 		}
 		if (json)
-			sb_printf(&lines, "%s{\"key\":", lines.len ? "," : "");
+			fprintf(lines, "%s{\"key\":", entries - zeroes > 1 ? "," : "");
 		else
-			sb_printf(&lines, "  ");
-		put_value(&lines, btf, kid, key, ksz, 0);
-		sb_printf(&lines, json ? percpu ? ",\"values\":" : ",\"value\":" : ": ");
+			fprintf(lines, "  ");
+		put_value(lines, btf, kid, key, ksz, 0);
+		fprintf(lines, json ? percpu ? ",\"values\":" : ",\"value\":" : ": ");
 		if (!percpu) {
-			put_value(&lines, btf, vid, val, vsz, 0);
+			put_value(lines, btf, vid, val, vsz, 0);
 		} else {
 			sum = 0;
-			sb_printf(&lines, "[");
+			fprintf(lines, "[");
 			for (cpu = 0; cpu < ncpus; cpu++) {
 				void *v = (char *)val + cpu * stride;
 
-				sb_printf(&lines, "%s", !cpu ? "" : json ? "," : ", ");
-				put_value(&lines, btf, vid, v, vsz, 0);
+				fprintf(lines, "%s", !cpu ? "" : json ? "," : ", ");
+				put_value(lines, btf, vid, v, vsz, 0);
 				sum += as_u64(v, vsz);
 			}
-			sb_printf(&lines, "]");
+			fprintf(lines, "]");
 			if (is_int(btf, vid, vsz))
-				sb_printf(&lines, json ? ",\"sum\":%llu" : " sum %llu", sum);
+				fprintf(lines, json ? ",\"sum\":%llu" : " sum %llu", sum);
 		}
-		sb_printf(&lines, json ? "}" : "\n");
+		fprintf(lines, json ? "}" : "\n");
 	}
+	fclose(lines);
 	if (json) {
-		sb_printf(sb, "\"entries\":[%s],\"zero\":%zu}",
-			  lines.s ? lines.s : "", zeroes);
+		fprintf(out, "\"entries\":[%s],\"zero\":%zu}", lbuf, zeroes);
 	} else {
-		sb_printf(sb, "map %s (%s, %zu entr%s", bpf_map__name(map),
+		fprintf(out, "map %s (%s, %zu entr%s", bpf_map__name(map),
 			  map_type_name(type), entries, entries == 1 ? "y" : "ies");
 		if (zeroes)
-			sb_printf(sb, ", %zu zero", zeroes);
-		sb_printf(sb, "):\n%s", lines.s ? lines.s : "");
+			fprintf(out, ", %zu zero", zeroes);
+		fprintf(out, "):\n%s", lbuf);
 	}
-	free(lines.s);
+	free(lbuf);
 	free(val);
 	free(key);
 	free(next);
@@ -556,37 +519,33 @@ __u32 record_type(const struct btf *btf, const char *map, bool only)
 void print_record(FILE *out, const char *map, const struct btf *btf,
 		  __u32 id, const void *data, size_t size)
 {
-	struct strbuf sb = { 0 };
-
-	if (json_style()) {
-		sb_printf(&sb, "{\"type\":\"record\",\"map\":");
-		sb_json_string(&sb, map, SIZE_MAX);
-		sb_printf(&sb, ",\"data\":");
+	if (json_output) {
+		fprintf(out, "{\"type\":\"record\",\"map\":");
+		json_string(out, map);
+		fprintf(out, ",\"data\":");
 	} else {
-		sb_printf(&sb, "%s: ", map);
+		fprintf(out, "%s: ", map);
 	}
 	/* A record shorter than its type is shown as it is: in hex. */
-	put_value(&sb, btf, id, data, size, 0);
-	fprintf(out, "%s%s\n", sb.s ? sb.s : "", json_style() ? "}" : "");
-	free(sb.s);
+	put_value(out, btf, id, data, size, 0);
+	fprintf(out, "%s\n", json_output ? "}" : "");
 }
 
 void dump_maps(FILE *out, struct bpf_object *obj, const char *stamp)
 {
 	struct btf *btf = bpf_object__btf(obj);
 	struct bpf_map *map;
-	struct strbuf sb = { 0 };
 	bool first = true;
 
-	if (json_style()) {
-		sb_printf(&sb, "{\"type\":\"maps\",");
+	if (json_output) {
+		fprintf(out, "{\"type\":\"maps\",");
 		if (stamp)
-			sb_printf(&sb, "\"time\":\"%s\",", stamp);
+			fprintf(out, "\"time\":\"%s\",", stamp);
 		else
-			sb_printf(&sb, "\"final\":true,");
-		sb_printf(&sb, "\"maps\":[");
+			fprintf(out, "\"final\":true,");
+		fprintf(out, "\"maps\":[");
 	} else if (stamp) {
-		sb_printf(&sb, "@ %s\n", stamp);
+		fprintf(out, "@ %s\n", stamp);
 	}
 	bpf_object__for_each_map(map, obj) {
 		const char *name = bpf_map__name(map);
@@ -594,13 +553,11 @@ void dump_maps(FILE *out, struct bpf_object *obj, const char *stamp)
 		/* Constants the program was loaded with are not results. */
 		if (ends_with(name, ".rodata") || ends_with(name, ".kconfig"))
 			continue;
-		if (json_style() && !first)
-			sb_printf(&sb, ",");
+		if (json_output && !first)
+			fprintf(out, ",");
 		first = false;
-		dump_map(&sb, map, btf);
+		dump_map(out, map, btf);
 	}
-	if (json_style())
-		sb_printf(&sb, "]}\n");
-	fputs(sb.s ? sb.s : "", out);
-	free(sb.s);
+	if (json_output)
+		fprintf(out, "]}\n");
 }

@@ -198,17 +198,15 @@ static const struct {
  */
 static void note_refused(struct exec_state *st)
 {
-	struct view *views, *v = NULL;
-	size_t n, i, j, k;
+	struct view *views, *v;
+	size_t n, j, k;
 
 	if (views_read(&views, &n)) {
 		error_note("the view refused %s %u hook(s) (EOPNOTSUPP); debugfs kview/views, which names them, cannot be read",
 			   st->tool, st->refused);
 		return;
 	}
-	for (i = 0; i < n; i++)
-		if (views[i].id == st->view_id)
-			v = &views[i];
+	v = view_by_id(views, n, st->view_id);
 	for (j = 0; v && j < v->nr; j++) {
 		const char *what = v->r[j].what, *why = NULL;
 		char **said;
@@ -251,14 +249,12 @@ static void note_refused(struct exec_state *st)
  */
 static void note_on_behalf(struct exec_state *st)
 {
-	struct view *views, *v = NULL;
-	size_t n, i, j, k;
+	struct view *views, *v;
+	size_t n, j, k;
 
 	if (st->quiet || views_read(&views, &n))
 		return;
-	for (i = 0; i < n; i++)
-		if (views[i].id == st->view_id)
-			v = &views[i];
+	v = view_by_id(views, n, st->view_id);
 	for (j = 0; v && j < v->na; j++) {
 		for (k = 0; k < sizeof(on_behalf) / sizeof(on_behalf[0]); k++) {
 			const char *sym = v->a[j].symbol;

@@ -85,8 +85,11 @@ struct view {
  */
 int views_read(struct view **views, size_t *n);
 void views_free(struct view *views, size_t n);
+/* The view with id @id among @views, or NULL. */
+struct view *view_by_id(struct view *views, size_t n, unsigned int id);
 
-/* JSON string with escapes. */
+/* JSON string with escapes (of at most @max bytes, or up to a NUL). */
 void json_string(FILE *out, const char *s);
+void json_string_n(FILE *out, const char *s, size_t max);
 
 #endif

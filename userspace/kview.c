@@ -103,22 +103,6 @@ void libbpf_print_init(void)
 	libbpf_set_print(libbpf_print);
 }
 
-void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 int pidfd_open_compat(pid_t pid)
 {
 	return syscall(SYS_pidfd_open, pid, 0);

@@ -112,3 +112,13 @@ void views_free(struct view *views, size_t n)
 	}
 	free(views);
 }
+
+struct view *view_by_id(struct view *views, size_t n, unsigned int id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (views[i].id == id)
+			return &views[i];
+	return NULL;
+}
