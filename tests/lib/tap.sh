@@ -17,10 +17,14 @@
 # $TAP_REAP=1 (in the guest only, where nothing else runs): after each
 # test, kill the user processes it left running, so that a failed test's
 # workloads do not disturb the next tests; they are named in a diagnostic.
+# There, too, a test that is about to time out is looked at first: what
+# each of its processes is doing (state, wait channel, kernel stack of
+# every thread) goes into its output, and the kernel's blocked tasks
+# (sysrq w) into the console log, so that a hang says where it hangs.
 
 tap_run_list() {
 	local list=$1 filter=${2:-} name cmd n=0 pass=0 failed=0 names=() cmds=()
-	local t0 dt rc out tmo=${KVIEW_TEST_TIMEOUT:-600}
+	local t0 dt rc out wd tmo=${KVIEW_TEST_TIMEOUT:-600}
 
 	while IFS= read -r line; do
 		line=${line%%#*}
@@ -38,7 +42,19 @@ tap_run_list() {
 	out=$(mktemp)
 	for ((n = 0; n < ${#names[@]}; n++)); do
 		name=${names[n]} cmd=${cmds[n]}
-		[ "${TAP_REAP:-0}" = 1 ] && _tap_procs
+		wd=
+		if [ "${TAP_REAP:-0}" = 1 ]; then
+			_tap_procs
+			rm -f "$out.hang"
+			# The watchdog: 20 s before the timeout, a snapshot.
+			(
+				trap 'kill $s 2>/dev/null; exit 0' TERM
+				sleep $((tmo > 40 ? tmo - 20 : tmo / 2)) &
+				s=$!
+				wait $s && _tap_hang_dump "$name" >"$out.hang" 2>&1
+			) &
+			wd=$!
+		fi
 		t0=$(date +%s.%N)
 		if [ -n "${V:-}" ]; then
 			echo "# --- $name: $cmd"
@@ -49,6 +65,12 @@ tap_run_list() {
 			rc=$?
 		fi
 		dt=$(echo "$(date +%s.%N) - $t0" | bc)
+		if [ -n "$wd" ]; then
+			kill "$wd" 2>/dev/null
+			wait "$wd" 2>/dev/null
+			[ ! -s "$out.hang" ] || cat "$out.hang" >>"$out"
+			rm -f "$out.hang"
+		fi
 		if [ -n "${TAP_OUT:-}" ]; then
 			mkdir -p "$(dirname "$TAP_OUT")/logs"
 			cp "$out" "$(dirname "$TAP_OUT")/logs/$name.log"
@@ -84,6 +106,38 @@ _tap_procs() {
 		read -r -d '' c 2>/dev/null <"/proc/$p/cmdline" || [ -n "$c" ] || continue
 		_tap_before[p]=1
 	done
+}
+
+# What the processes that appeared since _tap_procs are doing, for a test
+# about to time out: one line each (pid, parent, state, wait channel,
+# command line), then the kernel stack of each of its threads.
+_tap_hang_dump() {
+	local p c t st
+	echo "# --- $1 is about to time out; its processes:"
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		[ -z "${_tap_before[p]:-}" ] || continue
+		[ "$p" != $$ ] && [ "$p" != "$BASHPID" ] || continue
+		c=
+		read -r -d '' c 2>/dev/null <"/proc/$p/cmdline" || [ -n "$c" ] || continue
+		c=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-100)
+		st=$(awk '/^(State|PPid):/ { printf "%s %s ", $1, $2 }' "/proc/$p/status" 2>/dev/null)
+		echo "# pid $p ${st}wchan $(cat "/proc/$p/wchan" 2>/dev/null): $c"
+		for t in /proc/"$p"/task/*; do
+			# A running thread's stack is not there to read (and
+			# the unwinder WARNs on one with a kretprobe pending).
+			if grep -q '^State:.R' "$t/status" 2>/dev/null; then
+				echo "#   thread ${t##*/} ($(cat "$t/comm" 2>/dev/null)): running"
+				continue
+			fi
+			echo "#   thread ${t##*/} ($(cat "$t/comm" 2>/dev/null)):"
+			sed 's/^/#     /' "$t/stack" 2>/dev/null
+		done
+	done
+	if [ -w /proc/sysrq-trigger ]; then
+		echo w >/proc/sysrq-trigger
+		echo "# blocked tasks (sysrq w): see the console log"
+	fi
 }
 
 # Kill the user processes that appeared since _tap_procs (but this shell).
