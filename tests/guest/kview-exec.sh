@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kview-exec.sh: unmodified tracing tools from Debian (bpftrace, and bcc's
+# kview-exec.sh: unmodified tracing tools from Debian (bpftrace: tracepoint,
+# kprobe, kretprobe; and bcc's
 # libbpf-tools: opensnoop, runqlat, syscount, sigsnoop, bindsnoop,
 # solisten, tcpconnect, tcptracer, execsnoop, exitsnoop) run under `kview
 # exec` against a target
@@ -27,6 +28,13 @@ done
 
 # hooks: the attachments of every view (one view exists at a time here).
 hooks() { grep -c "^$(printf '\t')attach " /sys/kernel/debug/kview/views 2>/dev/null; }
+# alive PID: PID (a child) runs, and is not a zombie yet.
+alive() {
+	local st
+	read -r st 2>/dev/null <"/proc/$1/stat" || return 1
+	st=${st##*) }
+	[ "${st%% *}" != Z ]
+}
 # links: the BPF links of the machine.
 links() { bpftool -j link show 2>/dev/null | grep -o '"id":' | wc -l; }
 
@@ -36,7 +44,7 @@ links() { bpftool -j link show 2>/dev/null | grep -o '"id":' | wc -l; }
 # slowly under TCG) until the view has NHOOKS hooks; let it trace for
 # SECONDS; then SIGINT it, as a user's kill -INT would, and wait.  Sets $rc.
 traced() {
-	local name=$1 n=$2 secs=$3 pid links0
+	local name=$1 n=$2 secs=$3 pid links0 t0=$SECONDS
 	shift 3
 	links0=$(links)
 	"$@" >"$R/exec-$name.out" 2>&1 &
@@ -62,9 +70,22 @@ traced() {
 	fi
 	sleep "$secs"
 	kill -INT $pid
+	# bpftrace (0.17) loses a SIGINT that comes before it polls: its
+	# handler only sets a flag, which its poll loop looks at only when
+	# epoll_wait() is interrupted.  A user presses Ctrl-C again; so
+	# does this, every 10 s.
+	local sent=$SECONDS resent=0
+	while alive $pid; do
+		sleep 0.1
+		[ $((SECONDS - sent)) -ge 10 ] || continue
+		[ $resent -lt 5 ] || break
+		resent=$((resent + 1)) sent=$SECONDS
+		say "$name: still running 10 s after SIGINT: SIGINT again"
+		kill -INT $pid
+	done
 	wait $pid
 	rc=$?
-	say "$name: exit $rc; output:"
+	say "$name: exit $rc after $((SECONDS - t0)) s; output:"
 	sed 's/^/#   /' "$R/exec-$name.out" | head -n 40
 }
 
