@@ -66,3 +66,10 @@ int up_any(struct pt_regs *ctx)
 {
 	return count(0);
 }
+
+/* A sampling event's program: not a kernel hook (passes the scope). */
+SEC("perf_event")
+int pe_any(struct bpf_perf_event_data *ctx)
+{
+	return count(0);
+}

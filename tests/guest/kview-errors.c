@@ -15,7 +15,8 @@
  *               scope, enabling an event or making a kprobe event in
  *               tracefs), none attaches, and the view names each refusal
  *               (KVIEW_IOC_INFO nr_refused, kview/views "refused" lines);
- *               a uprobe, not a kernel hook, passes through as outside
+ *               a uprobe and a program on a sampling event, not kernel
+ *               hooks, pass through as outside
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -292,6 +293,22 @@ static int tracepoint_event(const char *name)
 	return fd;
 }
 
+/* A cpu-clock sampling event on CPU 0, every 10 ms (bpftrace's interval). */
+static int cpu_clock_event(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 10000000,
+	};
+	int fd;
+
+	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	check(fd >= 0, "perf_event_open cpu-clock: %s", strerror(errno));
+	return fd;
+}
+
 static void test_scope(void)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, kopts);
@@ -302,7 +319,7 @@ static void test_scope(void)
 	struct bpf_link *link;
 	struct kview *kv;
 	unsigned long mod;
-	int pfd;
+	int pfd, spfd;
 	pid_t t;
 
 	check(skel, "load count.bpf.o: %s", strerror(errno));
@@ -339,6 +356,12 @@ static void test_scope(void)
 					       "/proc/self/exe", 0, &uopts);
 	expect_errno(link ? 0 : -errno, 0);
 	bpf_link__destroy(link);
+	/* Nor is a sampling event (bpftrace's interval, profile). */
+	spfd = cpu_clock_event();
+	link = bpf_program__attach_perf_event(skel->progs.pe_any, spfd);
+	expect_errno(link ? 0 : -errno, 0);
+	bpf_link__destroy(link);
+	close(spfd);
 	check(!kview__leave_scope(kv), "leave scope: %s", strerror(errno));
 
 	check(!kview__info(kv, &info), "info: %s", strerror(errno));
