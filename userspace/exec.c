@@ -44,13 +44,13 @@ static const char exec_usage[] =
 "\n"
 "Run an unmodified tracing tool (bpftrace, bcc's libbpf-tools, any libbpf\n"
 "program) in the kernel view of process N: every kernel hook TOOL creates\n"
-"with the ordinary APIs (kprobes, kretprobes, tracepoints, syscall and raw\n"
-"tracepoints) is written into N's view only, so only N runs it and no\n"
-"other process pays for it.  What a view cannot scope is refused with\n"
-"EOPNOTSUPP, which TOOL reports, and kview exec names: it is never attached\n"
-"for every process: BPF trampolines (fentry/fexit, bpftrace kfunc:),\n"
-"kprobe_multi, tracefs kprobe_events and event enabling, and tracepoints\n"
-"of modules.  Uprobes (bpftrace BEGIN/END too) are not kernel hooks: they\n"
+"with the ordinary APIs (kprobes, kretprobes, kprobe_multi, tracepoints,\n"
+"syscall and raw tracepoints) is written into N's view only, so only N\n"
+"runs it and no other process pays for it.  What a view cannot scope is\n"
+"refused with EOPNOTSUPP, which TOOL reports, and kview exec names: it is\n"
+"never attached for every process: BPF trampolines (fentry/fexit,\n"
+"bpftrace kfunc:), tracefs kprobe_events and event enabling, and\n"
+"tracepoints of modules.  Uprobes (bpftrace BEGIN/END too) are not kernel hooks: they\n"
 "work as without a view.  TOOL's children are in\n"
 "the scope too, and TOOL dies with kview.  The view goes when TOOL exits;\n"
 "kview exits with TOOL's status (128+N if signal N ended it; 127: no such\n"
@@ -183,7 +183,6 @@ static const struct {
 	{ "fmod_ret ", "BPF trampolines patch the global text" },
 	{ "freplace ", "BPF trampolines patch the global text" },
 	{ "lsm ", "LSM programs run for every process" },
-	{ "kprobe_multi ", "kprobe_multi (fprobe) arms ftrace in the global text" },
 	{ "trace_event ", "kprobe events made in tracefs are armed in the global text" },
 	{ "tracefs ", "what tracefs enables or makes hooks every process" },
 };

@@ -15,8 +15,10 @@
  *               scope, enabling an event or making a kprobe event in
  *               tracefs), none attaches, and the view names each refusal
  *               (KVIEW_IOC_INFO nr_refused, kview/views "refused" lines);
- *               a uprobe and a program on a sampling event, not kernel
- *               hooks, pass through as outside
+ *               a uprobe and a program on a sampling event (cpu-clock),
+ *               not kernel hooks, pass through as outside; one on a
+ *               software event kernel code raises (context switches)
+ *               is refused
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -293,19 +295,20 @@ static int tracepoint_event(const char *name)
 	return fd;
 }
 
-/* A cpu-clock sampling event on CPU 0, every 10 ms (bpftrace's interval). */
-static int cpu_clock_event(void)
+/* A software event @config on CPU 0, all tasks (cpu-clock: bpftrace's
+ * interval, every 10 ms). */
+static int software_event(unsigned long long config)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
 		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = 10000000,
+		.config = config,
+		.sample_period = config == PERF_COUNT_SW_CPU_CLOCK ? 10000000 : 1000,
 	};
 	int fd;
 
 	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-	check(fd >= 0, "perf_event_open cpu-clock: %s", strerror(errno));
+	check(fd >= 0, "perf_event_open software %llu: %s", config, strerror(errno));
 	return fd;
 }
 
@@ -357,18 +360,24 @@ static void test_scope(void)
 	expect_errno(link ? 0 : -errno, 0);
 	bpf_link__destroy(link);
 	/* Nor is a sampling event (bpftrace's interval, profile). */
-	spfd = cpu_clock_event();
+	spfd = software_event(PERF_COUNT_SW_CPU_CLOCK);
 	link = bpf_program__attach_perf_event(skel->progs.pe_any, spfd);
 	expect_errno(link ? 0 : -errno, 0);
 	bpf_link__destroy(link);
+	close(spfd);
+	/* A software event kernel code raises is, for every task: refused. */
+	spfd = software_event(PERF_COUNT_SW_CONTEXT_SWITCHES);
+	link = bpf_program__attach_perf_event(skel->progs.pe_any, spfd);
+	expect_errno(link ? 0 : -errno, EOPNOTSUPP);
 	close(spfd);
 	check(!kview__leave_scope(kv), "leave scope: %s", strerror(errno));
 
 	check(!kview__info(kv, &info), "info: %s", strerror(errno));
 	diag("view %u: %u attachment(s), %u refused", info.id, info.nr_attachments,
 	     info.nr_refused);
-	check_eq(info.nr_refused, 6);
+	check_eq(info.nr_refused, 7);
 	check(view_refused(info.id, "bpf_perf_event tp_enter"), "no record of the perf event program");
+	check(view_refused(info.id, "bpf_perf_event pe_any"), "no record of the context-switch program");
 	check(view_refused(info.id, "fentry ksys_read"), "no record of the trampoline");
 	check(view_refused(info.id, "[trace_events_sample]"), "no record of the module kprobe");
 	check(view_refused(info.id, "tracefs sched/sched_switch/enable"), "no record of the enable");

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kview-multi: BPF kprobe_multi links (libbpf's kprobe.multi/ and
+ * kretprobe.multi/, bpftrace's wildcard kprobes) in a kernel view.  In a
+ * view that scopes hooks the link is one kprobe per function in the view's
+ * text (int3s in its copies, the global text untouched); its program sees
+ * what an fprobe would show it (bpf_get_func_ip(), the attach cookie of
+ * the function, the return value) for the view's processes and nobody
+ * else: exactly what the in-eBPF filter (pid == N on the read and write
+ * syscall tracepoints, attached globally in the same run) counts.
+ *
+ * Target and decoy both run `dd if=/dev/zero of=/dev/null bs=1 count=N`
+ * (N reads and N writes of one byte), started stopped after exec.
+ *
+ *   kview-multi entry    kprobe.multi on ksys_read and ksys_write, with
+ *                        cookies
+ *   kview-multi return   kretprobe.multi on the same, return values
+ *   kview-multi mixed    entry in the view and, at once, the same link
+ *                        globally (an fprobe): each sees what it should
+ *   kview-multi filter   entry in a filter view (pre-eBPF): the fprobe
+ *                        stays global, the program sees the target only
+ *   kview-multi many     every traceable vfs_* function in one link: all
+ *                        armed in the view only, all gone after detach
+ *   kview-multi bad      an address that is no function entry: EINVAL, as
+ *                        globally, and nothing left in the view
+ *   kview-multi dup      a function given twice: one kprobe, one event a
+ *                        call; a function on the kprobe blacklist that
+ *                        the fprobe takes globally: EINVAL in the view
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kvtest.h"
+#include "multi.skel.h"
+
+#define READS 5000
+#define MAX_FUNCS 1024
+
+struct hit_key {
+	__u32 tgid;
+	__u32 ret;
+	__u64 ip;
+};
+
+struct hit {
+	__u64 count;
+	__u64 cookie;
+	__u64 bad_cookie;
+	__u64 ret_one;
+};
+
+static struct multi *load(unsigned int filter)
+{
+	struct multi *skel = multi__open();
+
+	check(skel, "open multi.bpf.o: %s", strerror(errno));
+	skel->rodata->filter_tgid = filter;
+	check(!multi__load(skel), "load multi.bpf.o: %s", strerror(errno));
+	return skel;
+}
+
+/* The program's events for @tgid at @ip (ret: the return flavour). */
+static struct hit hits(struct multi *skel, pid_t tgid, int ret,
+		       unsigned long ip)
+{
+	struct hit_key k = { .tgid = tgid, .ret = ret, .ip = ip };
+	struct hit h = { 0 };
+
+	bpf_map_lookup_elem(bpf_map__fd(skel->maps.hits), &k, &h);
+	return h;
+}
+
+/* How many (process, function) entries the program has for @tgid. */
+static size_t keys_of(struct multi *skel, pid_t tgid, size_t *others)
+{
+	struct hit_key k, next, *prev = NULL;
+	int fd = bpf_map__fd(skel->maps.hits);
+	size_t n = 0;
+
+	*others = 0;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (next.tgid == (__u32)tgid)
+			n++;
+		else
+			(*others)++;
+		k = next;
+		prev = &k;
+	}
+	return n;
+}
+
+static __u64 ref(struct multi *skel, __u32 idx)
+{
+	__u64 v = 0;
+
+	bpf_map_lookup_elem(bpf_map__fd(skel->maps.ref), &idx, &v);
+	return v;
+}
+
+static struct bpf_link *attach_multi(struct multi *skel, struct kview *kv,
+				     bool ret, const char **syms,
+				     const __u64 *cookies, size_t cnt)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = syms,
+		    .cookies = cookies, .cnt = cnt, .retprobe = ret);
+	struct bpf_program *prog = ret ? skel->progs.km_return :
+					 skel->progs.km_entry;
+	struct bpf_link *link;
+	int err;
+
+	if (kv)
+		check(!kview__enter_scope(kv), "enter the view's scope: %s",
+		      strerror(errno));
+	link = bpf_program__attach_kprobe_multi_opts(prog, NULL, &opts);
+	err = errno;
+	if (kv)
+		kview__leave_scope(kv);
+	check(link, "attach %s on %zu function(s)%s: %s",
+	      bpf_program__name(prog), cnt, kv ? " in the view" : "",
+	      strerror(err));
+	return link;
+}
+
+/* The whole of a (pseudo) file, NUL-terminated. */
+static char *slurp(const char *path)
+{
+	size_t len = 0, size = 1 << 16;
+	char *buf = malloc(size);
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	check(f && buf, "read %s: %s", path, strerror(errno));
+	while ((n = fread(buf + len, 1, size - len - 1, f)) > 0) {
+		len += n;
+		if (len + 1 == size) {
+			size *= 2;
+			buf = realloc(buf, size);
+			check(buf, "read %s: out of memory", path);
+		}
+	}
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+/*
+ * Up to @max traceable functions named @prefix*: in available_filter_
+ * functions (an ftrace site, as kprobe_multi needs), in the core kernel,
+ * one symbol of the name, and not on the kprobe blacklist.
+ */
+static size_t traceable(const char *prefix, char **names, size_t max)
+{
+	char *bl = slurp("/sys/kernel/debug/kprobes/blacklist");
+	char *funcs = slurp("/sys/kernel/tracing/available_filter_functions");
+	static bool ambiguous[MAX_FUNCS];
+	char *line, *save = NULL, pat[160];
+	size_t n = 0, i, j;
+
+	for (line = strtok_r(funcs, "\n", &save); line && n < max;
+	     line = strtok_r(NULL, "\n", &save)) {
+		bool dup = false;
+
+		if (strncmp(line, prefix, strlen(prefix)) || strchr(line, ' '))
+			continue;	/* not ours, or a module's ("f [mod]") */
+		snprintf(pat, sizeof(pat), "\t%s\n", line);
+		if (strstr(bl, pat))
+			continue;
+		for (j = 0; j < n && !dup; j++) {
+			/* A name twice is ambiguous: leave it out. */
+			dup = !strcmp(names[j], line);
+			if (dup)
+				ambiguous[j] = true;
+		}
+		if (!dup)
+			names[n++] = strdup(line);
+	}
+	for (i = j = 0; i < n; i++) {
+		if (ambiguous[i])
+			free(names[i]);
+		else
+			names[j++] = names[i];
+	}
+	free(bl);
+	free(funcs);
+	return j;
+}
+
+static int many(void)
+{
+	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+		       "count=2000", "status=none", NULL };
+	static char *names[MAX_FUNCS];
+	struct kview_info info;
+	struct kview_stats s;
+	unsigned int nviews;
+	struct bpf_link *link;
+	struct multi *skel;
+	size_t n, mine, others;
+	pid_t target, decoy;
+	struct kview *kv;
+	struct hit h;
+	double t0, t_attach, t_detach;
+
+	n = traceable("vfs_", names, MAX_FUNCS);
+	check(n >= 20, "only %zu traceable vfs_* functions", n);
+
+	target = spawn_stopped(dd);
+	decoy = spawn_stopped(dd);
+	kv = kview__create(target, NULL);
+	check(kv, "kview__create(%d): %s", target, strerror(errno));
+	skel = load(target);
+
+	t0 = kvtest_now();
+	link = attach_multi(skel, kv, false, (const char **)names, NULL, n);
+	t_attach = kvtest_now() - t0;
+	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	diag("%zu vfs_* functions in one link: %u attachment(s), %u site(s), %u text page(s), %u table page(s); attached in %.3f s",
+	     n, info.nr_attachments, info.nr_patches, info.nr_pages,
+	     info.nr_pt_pages, t_attach);
+	check_eq(info.nr_attachments, n);
+	check_eq(info.nr_patches, n);
+	check_eq(kview_verify_total(&nviews), 0);
+
+	resume(target);
+	resume(decoy);
+	check_eq(wait_exit(target), 0);
+	check_eq(wait_exit(decoy), 0);
+
+	h = hits(skel, target, 0, ksym("vfs_read"));
+	mine = keys_of(skel, target, &others);
+	diag("target %d: %llu vfs_read, %zu function(s) hit; other processes: %zu entries",
+	     target, (unsigned long long)h.count, mine, others);
+	check(h.count >= 2000, "vfs_read seen %llu times for 2000 reads",
+	      (unsigned long long)h.count);
+	check_eq(others, 0);
+
+	t0 = kvtest_now();
+	bpf_link__destroy(link);
+	t_detach = kvtest_now() - t0;
+	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	diag("detached in %.3f s: %u attachment(s), %u site(s), %u page(s) left",
+	     t_detach, info.nr_attachments, info.nr_patches, info.nr_pages);
+	check_eq(info.nr_attachments, 0);
+	check_eq(info.nr_patches, 0);
+	check_eq(info.nr_pages, 0);
+	kview__destroy(kv);
+	multi__destroy(skel);
+	s = kview_stats_settled(0);
+	check_eq(s.views, 0);
+	check_eq(s.pages, 0);
+	return 0;
+}
+
+/* A core kernel function with an ftrace site that is on the kprobe
+ * blacklist, into @name. */
+static bool blacklisted_traceable(char *name, size_t size)
+{
+	char *bl = slurp("/sys/kernel/debug/kprobes/blacklist");
+	char *funcs = slurp("/sys/kernel/tracing/available_filter_functions");
+	char *line, *save = NULL, pat[160];
+	bool found = false;
+
+	for (line = strtok_r(funcs, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strchr(line, ' '))
+			continue;
+		snprintf(pat, sizeof(pat), "\t%s\n", line);
+		found = strstr(bl, pat) && ksym(line);
+		if (found)
+			snprintf(name, size, "%s", line);
+	}
+	free(bl);
+	free(funcs);
+	return found;
+}
+
+/*
+ * A function given twice gets one kprobe (the fprobe's filter holds it
+ * once, and its program runs once a call); a function the fprobe takes
+ * but kprobes do not (the kprobe blacklist) is refused in a view.
+ */
+static int duplicates(void)
+{
+	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+		       "count=3000", "status=none", NULL };
+	unsigned long twice[2] = { ksym("ksys_read"), ksym("ksys_read") };
+	struct bpf_link *link, *ref_link;
+	char bname[128];
+	const char *bsyms[1] = { bname };
+	struct kview_info info;
+	struct multi *skel;
+	struct kview *kv;
+	struct hit h;
+	pid_t target;
+	int err;
+
+	target = spawn_stopped(dd);
+	kv = kview__create(target, NULL);
+	check(kv, "kview__create(%d): %s", target, strerror(errno));
+	skel = load(target);
+	ref_link = bpf_program__attach(skel->progs.ref_enter_read);
+	check(ref_link, "attach the in-eBPF reference: %s", strerror(errno));
+	/* By name the kernel refuses a name twice (ESRCH): by address. */
+	check(!kview__enter_scope(kv), "enter the view's scope: %s", strerror(errno));
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.km_entry, NULL,
+		&(struct bpf_kprobe_multi_opts){ .sz = sizeof(struct bpf_kprobe_multi_opts),
+						 .addrs = twice, .cnt = 2 });
+	err = errno;
+	kview__leave_scope(kv);
+	check(link, "attach km_entry on ksys_read twice in the view: %s", strerror(err));
+	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	diag("ksys_read twice: %u site(s), %u attachment(s)", info.nr_patches,
+	     info.nr_attachments);
+	check_eq(info.nr_patches, 1);
+	resume(target);
+	check_eq(wait_exit(target), 0);
+	h = hits(skel, target, 0, ksym("ksys_read"));
+	diag("target %d: kview %llu, in-eBPF %llu", target,
+	     (unsigned long long)h.count, (unsigned long long)ref(skel, 0));
+	check(ref(skel, 0) >= 3000, "in-eBPF saw only %llu reads",
+	      (unsigned long long)ref(skel, 0));
+	check_eq(h.count, ref(skel, 0));
+	bpf_link__destroy(link);
+	bpf_link__destroy(ref_link);
+
+	check(blacklisted_traceable(bname, sizeof(bname)),
+	      "no function both traceable and on the kprobe blacklist");
+	link = attach_multi(skel, NULL, false, bsyms, NULL, 1);
+	bpf_link__destroy(link);
+	check(!kview__enter_scope(kv), "enter the view's scope: %s", strerror(errno));
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.km_entry, NULL,
+		&(struct bpf_kprobe_multi_opts){ .sz = sizeof(struct bpf_kprobe_multi_opts),
+						 .syms = bsyms, .cnt = 1 });
+	err = link ? 0 : errno;
+	kview__leave_scope(kv);
+	bpf_link__destroy(link);
+	diag("%s (kprobe blacklist): globally attached, in the view %s", bname,
+	     strerror(err));
+	check_eq(err, EINVAL);
+	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check_eq(info.nr_attachments, 0);
+	check_eq(info.nr_patches, 0);
+	kview__destroy(kv);
+	multi__destroy(skel);
+	check_eq(kview_stats_settled(0).views, 0);
+	return 0;
+}
+
+/* A link on a function entry and a non-entry: refused whole, cleanly. */
+static int bad(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .cnt = 2);
+	unsigned long addrs[2] = { ksym("ksys_read"), ksym("ksys_write") + 5 };
+	struct kview_info info;
+	struct kview_stats s;
+	struct bpf_link *link;
+	struct multi *skel;
+	struct kview *kv;
+	int gerr, verr;
+
+	opts.addrs = addrs;
+	kv = kview__create(getpid(), NULL);
+	check(kv, "kview__create(self): %s", strerror(errno));
+	skel = load(0);
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.km_entry, NULL, &opts);
+	gerr = link ? 0 : errno;
+	bpf_link__destroy(link);
+	check(!kview__enter_scope(kv), "enter the view's scope: %s", strerror(errno));
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.km_entry, NULL, &opts);
+	verr = link ? 0 : errno;
+	kview__leave_scope(kv);
+	bpf_link__destroy(link);
+	diag("ksys_read and ksys_write+5: globally %s, in the view %s",
+	     strerror(gerr), strerror(verr));
+	check_eq(gerr, EINVAL);
+	check_eq(verr, EINVAL);
+	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check_eq(info.nr_attachments, 0);
+	check_eq(info.nr_patches, 0);
+	check_eq(info.nr_pages, 0);
+	check_eq(info.nr_refused, 0);
+	kview__destroy(kv);
+	multi__destroy(skel);
+	s = kview_stats_settled(0);
+	check_eq(s.views, 0);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+		       "count=5000", "status=none", NULL };
+	const char *syms[] = { "ksys_read", "ksys_write" };
+	const __u64 cookies[] = { 0x1111, 0x2222 };
+	const char *mode = argc > 1 ? argv[1] : "";
+	unsigned char gbefore[2][1], vbuf[1], gbuf[1];
+	struct multi *view, *global = NULL;
+	struct bpf_link *ref_links[4], *view_link, *global_link = NULL;
+	LIBBPF_OPTS(kview_opts, fopts, .filter = true);
+	bool ret = false, filter = false;
+	unsigned long ip[2];
+	struct kview_info info;
+	struct kview_stats s;
+	unsigned int nviews;
+	pid_t target, decoy;
+	struct kview *kv;
+	size_t mine, others;
+	int i;
+
+	if (!strcmp(mode, "return")) {
+		ret = true;
+	} else if (!strcmp(mode, "filter")) {
+		filter = true;
+	} else if (!strcmp(mode, "many")) {
+		return many();
+	} else if (!strcmp(mode, "bad")) {
+		return bad();
+	} else if (!strcmp(mode, "dup")) {
+		return duplicates();
+	} else if (strcmp(mode, "entry") && strcmp(mode, "mixed")) {
+		fprintf(stderr, "usage: kview-multi entry|return|mixed|filter|many|bad|dup\n");
+		return 2;
+	}
+	ip[0] = ksym("ksys_read");
+	ip[1] = ksym("ksys_write");
+
+	target = spawn_stopped(dd);
+	decoy = spawn_stopped(dd);
+	kv = kview__create(target, filter ? &fopts : NULL);
+	check(kv, "kview__create(%d): %s", target, strerror(errno));
+	for (i = 0; i < 2; i++)
+		check(!kview__read_text(kv, ip[i], vbuf, gbefore[i], 1),
+		      "read text: %s", strerror(errno));
+
+	/* The reference and the view's program, from separate objects. */
+	view = load(target);
+	ref_links[0] = bpf_program__attach(view->progs.ref_enter_read);
+	ref_links[1] = bpf_program__attach(view->progs.ref_enter_write);
+	ref_links[2] = bpf_program__attach(view->progs.ref_exit_read);
+	ref_links[3] = bpf_program__attach(view->progs.ref_exit_write);
+	for (i = 0; i < 4; i++)
+		check(ref_links[i], "attach the in-eBPF reference: %s",
+		      strerror(errno));
+	view_link = attach_multi(view, kv, ret, syms, cookies, 2);
+	if (!strcmp(mode, "mixed")) {
+		global = load(0);
+		global_link = attach_multi(global, NULL, ret, syms, cookies, 2);
+	}
+
+	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		check(!kview__read_text(kv, ip[i], vbuf, gbuf, 1),
+		      "read text: %s", strerror(errno));
+		diag("%s at %#lx: view %02x, global %02x (before: %02x)",
+		     syms[i], ip[i], vbuf[0], gbuf[0], gbefore[i][0]);
+		if (filter) {
+			/* The fprobe arms ftrace's call, for everyone. */
+			check(gbuf[0] != gbefore[i][0], "the fprobe did not arm %s", syms[i]);
+			check_eq(vbuf[0], gbuf[0]);
+		} else {
+			check_eq(vbuf[0], 0xcc);
+			if (!global)
+				check_eq(gbuf[0], gbefore[i][0]);
+		}
+	}
+	diag("view %u: %u attachment(s), %u site(s), %u page(s)", info.id,
+	     info.nr_attachments, info.nr_patches, info.nr_pages);
+	check_eq(info.nr_attachments, 2);
+	check_eq(info.nr_patches, filter ? 0 : 2);
+	if (!filter)
+		check_eq(kview_verify_total(&nviews), 0);
+
+	resume(target);
+	resume(decoy);
+	check_eq(wait_exit(target), 0);
+	check_eq(wait_exit(decoy), 0);
+
+	for (i = 0; i < 2; i++) {
+		struct hit h = hits(view, target, ret, ip[i]);
+		__u64 want = ret ? ref(view, 2 + i) : ref(view, i);
+		__u64 got = ret ? h.ret_one : h.count;
+
+		diag("%s: target %d: kview %llu (cookie %#llx, %llu bad), in-eBPF %llu; decoy %d: kview %llu",
+		     syms[i], target, (unsigned long long)got,
+		     (unsigned long long)h.cookie,
+		     (unsigned long long)h.bad_cookie,
+		     (unsigned long long)want, decoy,
+		     (unsigned long long)hits(view, decoy, ret, ip[i]).count);
+		check(want >= READS, "in-eBPF saw only %llu of %d",
+		      (unsigned long long)want, READS);
+		check_eq(got, want);
+		check_eq(h.cookie, cookies[i]);
+		check_eq(h.bad_cookie, 0);
+		if (global) {
+			struct hit gt = hits(global, target, ret, ip[i]);
+			struct hit gd = hits(global, decoy, ret, ip[i]);
+
+			diag("global link: target %llu, decoy %llu",
+			     (unsigned long long)gt.count,
+			     (unsigned long long)gd.count);
+			check_eq(gt.count, h.count);
+			check(gd.count >= READS, "the global link missed the decoy: %llu",
+			      (unsigned long long)gd.count);
+		}
+	}
+	mine = keys_of(view, target, &others);
+	check_eq(mine, 2);
+	check_eq(others, 0);
+
+	if (global) {
+		bpf_link__destroy(global_link);
+		multi__destroy(global);
+	}
+	bpf_link__destroy(view_link);
+	for (i = 0; i < 4; i++)
+		bpf_link__destroy(ref_links[i]);
+	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check_eq(info.nr_attachments, 0);
+	check_eq(info.nr_patches, 0);
+	check_eq(info.nr_pages, 0);
+	for (i = 0; i < 2; i++) {
+		check(!kview__read_text(kv, ip[i], vbuf, gbuf, 1),
+		      "read text: %s", strerror(errno));
+		check_eq(gbuf[0], gbefore[i][0]);
+		check_eq(vbuf[0], gbuf[0]);
+	}
+	kview__destroy(kv);
+	multi__destroy(view);
+	s = kview_stats_settled(0);
+	check_eq(s.views, 0);
+	check_eq(s.pages, 0);
+	check_eq(s.pt_pages, 0);
+	return 0;
+}
