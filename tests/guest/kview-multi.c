@@ -145,11 +145,12 @@ static char *slurp(const char *path)
 }
 
 /*
- * Up to @max traceable functions named @prefix*: in available_filter_
- * functions (an ftrace site, as kprobe_multi needs), in the core kernel,
- * one symbol of the name, and not on the kprobe blacklist.
+ * Up to @max functions named @prefix* with an ftrace site (available_
+ * filter_functions, as kprobe_multi needs), in the core kernel, one symbol
+ * of the name, and on the kprobe blacklist or not (@blacklisted).
  */
-static size_t traceable(const char *prefix, char **names, size_t max)
+static size_t traceable(const char *prefix, bool blacklisted, char **names,
+			size_t max)
 {
 	char *bl = slurp("/sys/kernel/debug/kprobes/blacklist");
 	char *funcs = slurp("/sys/kernel/tracing/available_filter_functions");
@@ -164,7 +165,7 @@ static size_t traceable(const char *prefix, char **names, size_t max)
 		if (strncmp(line, prefix, strlen(prefix)) || strchr(line, ' '))
 			continue;	/* not ours, or a module's ("f [mod]") */
 		snprintf(pat, sizeof(pat), "\t%s\n", line);
-		if (strstr(bl, pat))
+		if (!strstr(bl, pat) != !blacklisted)
 			continue;
 		for (j = 0; j < n && !dup; j++) {
 			/* A name twice is ambiguous: leave it out. */
@@ -202,7 +203,7 @@ static int many(void)
 	struct hit h;
 	double t0, t_attach, t_detach;
 
-	n = traceable("vfs_", names, MAX_FUNCS);
+	n = traceable("vfs_", false, names, MAX_FUNCS);
 	check(n >= 20, "only %zu traceable vfs_* functions", n);
 
 	target = spawn_stopped(dd);
@@ -252,29 +253,6 @@ static int many(void)
 	return 0;
 }
 
-/* A core kernel function with an ftrace site that is on the kprobe
- * blacklist, into @name. */
-static bool blacklisted_traceable(char *name, size_t size)
-{
-	char *bl = slurp("/sys/kernel/debug/kprobes/blacklist");
-	char *funcs = slurp("/sys/kernel/tracing/available_filter_functions");
-	char *line, *save = NULL, pat[160];
-	bool found = false;
-
-	for (line = strtok_r(funcs, "\n", &save); line && !found;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (strchr(line, ' '))
-			continue;
-		snprintf(pat, sizeof(pat), "\t%s\n", line);
-		found = strstr(bl, pat) && ksym(line);
-		if (found)
-			snprintf(name, size, "%s", line);
-	}
-	free(bl);
-	free(funcs);
-	return found;
-}
-
 /*
  * A function given twice gets one kprobe (the fprobe's filter holds it
  * once, and its program runs once a call); a function the fprobe takes
@@ -286,8 +264,8 @@ static int duplicates(void)
 		       "count=3000", "status=none", NULL };
 	unsigned long twice[2] = { ksym("ksys_read"), ksym("ksys_read") };
 	struct bpf_link *link, *ref_link;
-	char bname[128];
-	const char *bsyms[1] = { bname };
+	char *bnames[64];
+	const char **bsyms = (const char **)bnames;
 	struct kview_info info;
 	struct multi *skel;
 	struct kview *kv;
@@ -324,7 +302,7 @@ static int duplicates(void)
 	bpf_link__destroy(link);
 	bpf_link__destroy(ref_link);
 
-	check(blacklisted_traceable(bname, sizeof(bname)),
+	check(traceable("", true, bnames, 64) >= 1,
 	      "no function both traceable and on the kprobe blacklist");
 	link = attach_multi(skel, NULL, false, bsyms, NULL, 1);
 	bpf_link__destroy(link);
@@ -335,8 +313,8 @@ static int duplicates(void)
 	err = link ? 0 : errno;
 	kview__leave_scope(kv);
 	bpf_link__destroy(link);
-	diag("%s (kprobe blacklist): globally attached, in the view %s", bname,
-	     strerror(err));
+	diag("%s (kprobe blacklist): globally attached, in the view %s",
+	     bnames[0], strerror(err));
 	check_eq(err, EINVAL);
 	check(!kview__info(kv, &info), "info: %s", strerror(errno));
 	check_eq(info.nr_attachments, 0);
