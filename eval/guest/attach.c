@@ -4,12 +4,15 @@
  * globally and in a kernel view, and what a view costs in memory.  Runs in
  * the guest (eval/bench-attach boots it).
  *
- * Two series of N = 1, 2, 4, ..., 64 kprobes:
+ * Three series of N = 1, 2, 4, ..., 64 kprobes:
  *
  *   spread  N distinct functions, chosen evenly over the kernel's text
  *           (ftrace-able, and accepted by a kprobe): in a view, about one
  *           private page per probe;
- *   same    N programs on one function (vfs_read): one page however many.
+ *   same    N programs on one function (vfs_read): one page however many;
+ *   multi   the spread functions as one kprobe_multi link (an fprobe
+ *           globally; in a view one kprobe per function, detached with
+ *           one RCU grace period for all).
  *
  * For each, "global" attaches N links for everyone, "kview" makes a view
  * for an idle process and attaches them in it; attach time includes making
@@ -127,13 +130,19 @@ struct result {
 	struct kview_info info;
 };
 
-static void one(struct kprobe_count *skel, bool spread, bool in_view, int n,
-		pid_t idle, struct result *res)
+enum series { SPREAD, SAME, MULTI, NR_SERIES };
+
+static const char *const series_names[NR_SERIES] = { "spread", "same", "multi" };
+
+static void one(struct kprobe_count *skel, enum series series, bool in_view,
+		int n, pid_t idle, struct result *res)
 {
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, mopts, .cnt = n);
+	const char *syms[MAXN];
 	struct bpf_link *links[MAXN];
 	struct kview *kv = NULL;
+	int i, nlinks = n;
 	long long t0;
-	int i;
 
 	memset(res, 0, sizeof(*res));
 	t0 = now_ns();
@@ -142,8 +151,18 @@ static void one(struct kprobe_count *skel, bool spread, bool in_view, int n,
 		check(kv, "kview__create: %s", strerror(errno));
 		check(!kview__enter_scope(kv), "enter scope: %s", strerror(errno));
 	}
-	for (i = 0; i < n; i++) {
-		const char *fn = spread ? funcs[i] : "vfs_read";
+	if (series == MULTI) {
+		for (i = 0; i < n; i++)
+			syms[i] = funcs[i];
+		mopts.syms = syms;
+		links[0] = bpf_program__attach_kprobe_multi_opts(skel->progs.count_multi,
+								 NULL, &mopts);
+		check(links[0], "attach kprobe_multi on %d function(s) (%s): %s", n,
+		      in_view ? "kview" : "global", strerror(errno));
+		nlinks = 1;
+	}
+	for (i = 0; series != MULTI && i < n; i++) {
+		const char *fn = series == SPREAD ? funcs[i] : "vfs_read";
 
 		links[i] = bpf_program__attach_kprobe(skel->progs.count_read, false, fn);
 		check(links[i], "attach kprobe %s (%s): %s", fn,
@@ -155,7 +174,7 @@ static void one(struct kprobe_count *skel, bool spread, bool in_view, int n,
 	if (kv)
 		check(!kview__info(kv, &res->info), "info: %s", strerror(errno));
 	t0 = now_ns();
-	for (i = 0; i < n; i++)
+	for (i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
 	kview__destroy(kv);
 	res->detach_ns = now_ns() - t0;
@@ -166,7 +185,8 @@ int main(int argc, char **argv)
 	char *sleeper[] = { "sleep", "100000", NULL };
 	unsigned long stext, etext;
 	struct kprobe_count *skel;
-	int rounds, maxn, r, n, s, v;
+	int rounds, maxn, r, n, v;
+	enum series s;
 	struct result res;
 	FILE *out, *text;
 	pid_t idle;
@@ -198,14 +218,14 @@ int main(int argc, char **argv)
 	idle = spawn_stopped(sleeper);
 	resume(idle);
 	for (r = 0; r <= rounds; r++) {
-		for (s = 0; s < 2; s++) {
+		for (s = 0; s < NR_SERIES; s++) {
 			for (n = 1; n <= maxn; n *= 2) {
 				for (v = 0; v < 2; v++) {
 					bool in_view = (v + r) % 2;
 
-					one(skel, !s, in_view, n, idle, &res);
+					one(skel, s, in_view, n, idle, &res);
 					fprintf(out, "attach,%s,%s,%s,%d,%d,%d,%lld,%lld,%u,%u,%u,%llu\n",
-						clock_name(), s ? "same" : "spread",
+						clock_name(), series_names[s],
 						in_view ? "kview" : "global", n, r, r == 0,
 						res.attach_ns, res.detach_ns, res.info.nr_patches,
 						res.info.nr_pages, res.info.nr_pt_pages,
@@ -214,7 +234,7 @@ int main(int argc, char **argv)
 				}
 			}
 			progress("round %d/%d: %s series, N = 1..%d, global and kview", r,
-				 rounds, s ? "same" : "spread", maxn);
+				 rounds, series_names[s], maxn);
 		}
 	}
 	kill(idle, SIGKILL);

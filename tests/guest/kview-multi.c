@@ -22,7 +22,8 @@
  *   kview-multi many     every traceable vfs_* function in one link: all
  *                        armed in the view only, all gone after detach
  *   kview-multi bad      an address that is no function entry: EINVAL, as
- *                        globally, and nothing left in the view
+ *                        globally, and nothing left in the view; a view
+ *                        whose link is gone can be made again at once
  *   kview-multi dup      a function given twice: one kprobe, one event a
  *                        call; a function on the kprobe blacklist that
  *                        the fprobe takes globally: EINVAL in the view
@@ -338,9 +339,19 @@ static int bad(void)
 	int gerr, verr;
 
 	opts.addrs = addrs;
+	skel = load(0);
+	/*
+	 * A link that worked, gone with its view: the process joins a new
+	 * view at once (the link lets go of its view when it is released,
+	 * not a grace period later when it is freed).
+	 */
 	kv = kview__create(getpid(), NULL);
 	check(kv, "kview__create(self): %s", strerror(errno));
-	skel = load(0);
+	link = attach_multi(skel, kv, false, (const char *[]){ "ksys_read" }, NULL, 1);
+	bpf_link__destroy(link);
+	kview__destroy(kv);
+	kv = kview__create(getpid(), NULL);
+	check(kv, "kview__create(self) again, at once: %s", strerror(errno));
 	link = bpf_program__attach_kprobe_multi_opts(skel->progs.km_entry, NULL, &opts);
 	gerr = link ? 0 : errno;
 	bpf_link__destroy(link);
