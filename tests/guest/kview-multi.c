@@ -194,7 +194,6 @@ static int many(void)
 		       "count=2000", "status=none", NULL };
 	static char *names[MAX_FUNCS];
 	struct kview_info info;
-	struct kview_stats s;
 	unsigned int nviews;
 	struct bpf_link *link;
 	struct multi *skel;
@@ -243,14 +242,9 @@ static int many(void)
 	check(!kview__info(kv, &info), "info: %s", strerror(errno));
 	diag("detached in %.3f s: %u attachment(s), %u site(s), %u page(s) left",
 	     t_detach, info.nr_attachments, info.nr_patches, info.nr_pages);
-	check_eq(info.nr_attachments, 0);
-	check_eq(info.nr_patches, 0);
-	check_eq(info.nr_pages, 0);
-	kview__destroy(kv);
+	check_view_empty_destroy(kv);
 	multi__destroy(skel);
-	s = kview_stats_settled(0);
-	check_eq(s.views, 0);
-	check_eq(s.pages, 0);
+	check_stats_clean();
 	return 0;
 }
 
@@ -317,12 +311,9 @@ static int duplicates(void)
 	diag("%s (kprobe blacklist): globally attached, in the view %s",
 	     bnames[0], strerror(err));
 	check_eq(err, EINVAL);
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
-	check_eq(info.nr_attachments, 0);
-	check_eq(info.nr_patches, 0);
-	kview__destroy(kv);
+	check_view_empty_destroy(kv);
 	multi__destroy(skel);
-	check_eq(kview_stats_settled(0).views, 0);
+	check_stats_clean();
 	return 0;
 }
 
@@ -332,7 +323,6 @@ static int bad(void)
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .cnt = 2);
 	unsigned long addrs[2] = { ksym("ksys_read"), ksym("ksys_write") + 5 };
 	struct kview_info info;
-	struct kview_stats s;
 	struct bpf_link *link;
 	struct multi *skel;
 	struct kview *kv;
@@ -365,14 +355,10 @@ static int bad(void)
 	check_eq(gerr, EINVAL);
 	check_eq(verr, EINVAL);
 	check(!kview__info(kv, &info), "info: %s", strerror(errno));
-	check_eq(info.nr_attachments, 0);
-	check_eq(info.nr_patches, 0);
-	check_eq(info.nr_pages, 0);
 	check_eq(info.nr_refused, 0);
-	kview__destroy(kv);
+	check_view_empty_destroy(kv);
 	multi__destroy(skel);
-	s = kview_stats_settled(0);
-	check_eq(s.views, 0);
+	check_stats_clean();
 	return 0;
 }
 
@@ -390,7 +376,6 @@ int main(int argc, char **argv)
 	bool ret = false, filter = false;
 	unsigned long ip[2];
 	struct kview_info info;
-	struct kview_stats s;
 	unsigned int nviews;
 	pid_t target, decoy;
 	struct kview *kv;
@@ -516,9 +501,6 @@ int main(int argc, char **argv)
 	}
 	kview__destroy(kv);
 	multi__destroy(view);
-	s = kview_stats_settled(0);
-	check_eq(s.views, 0);
-	check_eq(s.pages, 0);
-	check_eq(s.pt_pages, 0);
+	check_stats_clean();
 	return 0;
 }

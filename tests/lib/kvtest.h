@@ -191,6 +191,28 @@ static inline struct kview_stats kview_stats_settled(unsigned int views)
 	return s;
 }
 
+/* Once views settle, none is left, nor a private text or table page. */
+static inline void check_stats_clean(void)
+{
+	struct kview_stats s = kview_stats_settled(0);
+
+	check_eq(s.views, 0);
+	check_eq(s.pages, 0);
+	check_eq(s.pt_pages, 0);
+}
+
+/* @kv holds no attachment, site or page any more: close it. */
+static inline void check_view_empty_destroy(struct kview *kv)
+{
+	struct kview_info info;
+
+	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check_eq(info.nr_attachments, 0);
+	check_eq(info.nr_patches, 0);
+	check_eq(info.nr_pages, 0);
+	kview__destroy(kv);
+}
+
 /*
  * One line of debugfs kview/verify: a view's text and tables checked
  * against the global ones.  Every bad_ count must be 0.
