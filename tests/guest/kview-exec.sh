@@ -95,26 +95,39 @@ traced() {
 "$W" openspin & P=$!
 say "target $T and decoy $D (marked reads); target $O and decoy $P (opens), all named workload"
 
+# target_only NAME MAP...: in bpftrace's output of run NAME, each @MAP
+# (keyed by pid) has events of the target $T and of no other process.
+target_only() {
+	local out=$R/exec-$1.out m
+	shift
+	for m in "$@"; do
+		grep -Eq "^@$m\[$T\]: [1-9]" "$out" || bad "bpftrace @$m: no events of the target"
+		grep -q "^@$m\[$D\]" "$out" && bad "bpftrace @$m: events of the decoy"
+		grep "^@$m\[" "$out" | grep -Ev "^@$m\[$T\]" |
+			sed 's/^/#   not the target: /' | grep . && bad "bpftrace @$m: events of other processes"
+	done
+}
+# target_and_decoy NAME MAP...: each @MAP has events of $T and of $D.
+target_and_decoy() {
+	local out=$R/exec-$1.out m
+	shift
+	for m in "$@"; do
+		if ! grep -Eq "^@$m\[$T\]: [1-9]" "$out" || ! grep -Eq "^@$m\[$D\]: [1-9]" "$out"; then
+			bad "bpftrace globally @$m: not both the target's and the decoy's events"
+		fi
+	done
+}
+
 # bpftrace: a tracepoint, a kprobe and a kretprobe in one script, keyed by pid.
 script='tracepoint:syscalls:sys_enter_read /args->count == 7/ { @tp[pid] = count(); }
 kprobe:ksys_read /comm == "workload"/ { @kp[pid] = count(); }
 kretprobe:ksys_read /comm == "workload"/ { @kr[pid] = count(); }'
 traced bpftrace-view 3 3 "$K" exec --pid $T -- bpftrace -e "$script"
 [ $rc = 0 ] || bad "bpftrace under kview exec: exit $rc"
-for m in tp kp kr; do
-	grep -Eq "^@$m\[$T\]: [1-9]" "$R/exec-bpftrace-view.out" || bad "bpftrace @$m: no events of the target"
-	grep -q "^@$m\[$D\]" "$R/exec-bpftrace-view.out" && bad "bpftrace @$m: events of the decoy"
-	grep "^@$m\[" "$R/exec-bpftrace-view.out" | grep -Ev "^@$m\[$T\]" |
-		sed 's/^/#   not the target: /' | grep . && bad "bpftrace @$m: events of other processes"
-done
+target_only bpftrace-view tp kp kr
 stats_clean "bpftrace in a view"
 traced bpftrace-global 0 3 bpftrace -e "$script"
-for m in tp kp kr; do
-	if ! grep -Eq "^@$m\[$T\]: [1-9]" "$R/exec-bpftrace-global.out" ||
-		! grep -Eq "^@$m\[$D\]: [1-9]" "$R/exec-bpftrace-global.out"; then
-		bad "bpftrace globally @$m: not both the target's and the decoy's events"
-	fi
-done
+target_and_decoy bpftrace-global tp kp kr
 
 # bpftrace's wildcard kprobe (one kprobe_multi link where the kernel has
 # fprobe, as the test kernel does; one kprobe per function where it has
@@ -128,21 +141,12 @@ kretprobe:vfs_read* /comm == "workload"/ { @krw[pid] = count(); }
 interval:s:1 { @ticks = count(); }'
 traced bpftrace-wild-view 2 3 "$K" exec --pid $T -- bpftrace -e "$script"
 [ $rc = 0 ] || bad "bpftrace (wildcards, interval) under kview exec: exit $rc"
-for m in kw krw; do
-	grep -Eq "^@$m\[$T\]: [1-9]" "$R/exec-bpftrace-wild-view.out" || bad "bpftrace @$m: no events of the target"
-	grep "^@$m\[" "$R/exec-bpftrace-wild-view.out" | grep -Ev "^@$m\[$T\]" |
-		sed 's/^/#   not the target: /' | grep . && bad "bpftrace @$m: events of other processes"
-done
+target_only bpftrace-wild-view kw krw
 grep -Eq '^@ticks: [1-9]' "$R/exec-bpftrace-wild-view.out" || bad "bpftrace's interval probe did not fire"
 grep -q 'refused' "$R/exec-bpftrace-wild-view.out" && bad "a hook of the script was refused"
 stats_clean "bpftrace wildcard in a view"
 traced bpftrace-wild-global 0 3 bpftrace -e "$script"
-for m in kw krw; do
-	if ! grep -Eq "^@$m\[$T\]: [1-9]" "$R/exec-bpftrace-wild-global.out" ||
-		! grep -Eq "^@$m\[$D\]: [1-9]" "$R/exec-bpftrace-wild-global.out"; then
-		bad "bpftrace globally @$m: not both the target's and the decoy's events"
-	fi
-done
+target_and_decoy bpftrace-wild-global kw krw
 
 # opensnoop (libbpf-tools): its tracepoints on openat in the target's view.
 traced opensnoop-view 2 3 "$K" exec --pid $O -- opensnoop
