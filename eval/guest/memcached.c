@@ -43,10 +43,10 @@
 #include <sys/socket.h>
 
 #include "evalutil.h"
+#include "mcload.h"
 #include "memcached_hooks.h"
 #include "memcached_hooks.skel.h"
 
-#define MC_PORT 11211
 #define MAX_NS 16
 #define MAX_MODES 8
 
@@ -165,77 +165,6 @@ static void *consumer_main(void *arg)
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	c->cpu_ns = ts.tv_sec * 1000000000LL + ts.tv_nsec;
 	return NULL;
-}
-
-/* ---- memcached and memcaslap ----------------------------------------- */
-
-static pid_t start_memcached(void)
-{
-	char port[16];
-	char *argv[] = { "memcached", "-u", "root", "-l", "127.0.0.1", "-p", port,
-			 "-U", "0", "-t", "1", "-m", "64", NULL };
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(MC_PORT) };
-	pid_t pid;
-	int i, fd;
-
-	snprintf(port, sizeof(port), "%d", MC_PORT);
-	pid = fork();
-	check(pid >= 0, "fork: %s", strerror(errno));
-	if (!pid) {
-		execvp(argv[0], argv);
-		fprintf(stderr, "exec memcached: %s\n", strerror(errno));
-		_exit(127);
-	}
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	for (i = 0; i < 1000; i++) {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		check(fd >= 0, "socket: %s", strerror(errno));
-		if (!connect(fd, (void *)&a, sizeof(a))) {
-			close(fd);
-			return pid;
-		}
-		close(fd);
-		usleep(10000);
-	}
-	fail("memcached did not listen on 127.0.0.1:%d in 10 s", MC_PORT);
-}
-
-/* Run memcaslap for @seconds; its reported ops and TPS, its CPU time. */
-static void run_memcaslap(int seconds, unsigned long long *ops,
-			  unsigned long long *tps, long long *cpu_ns)
-{
-	char server[32], time_arg[16], out[8192];
-	char *argv[] = { "memcaslap", "-s", server, "-t", time_arg, "-T", "1",
-			 "-c", "8", "-w", "1k", NULL };
-	const char *p;
-	size_t len = 0;
-	ssize_t n;
-	int fds[2];
-	pid_t pid;
-
-	snprintf(server, sizeof(server), "127.0.0.1:%d", MC_PORT);
-	snprintf(time_arg, sizeof(time_arg), "%ds", seconds);
-	check(!pipe(fds), "pipe: %s", strerror(errno));
-	pid = fork();
-	check(pid >= 0, "fork: %s", strerror(errno));
-	if (!pid) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		execvp(argv[0], argv);
-		fprintf(stderr, "exec memcaslap: %s\n", strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	while ((n = read(fds[0], out + len, sizeof(out) - 1 - len)) > 0)
-		len += n;
-	out[len] = '\0';
-	close(fds[0]);
-	*cpu_ns = reap_cpu_ns(pid, 0, "memcaslap");
-	p = strstr(out, "Run time:");
-	check(p && sscanf(p, "Run time: %*fs Ops: %llu TPS: %llu", ops, tps) == 2,
-	      "memcaslap printed no result line:\n%s", out);
-	check(*ops > 0 && *tps > 0, "memcaslap did no work:\n%s", out);
 }
 
 /* ---- one run ------------------------------------------------------------ */
