@@ -7,7 +7,7 @@ EVAL_BPF_OUT := $(EVAL_OUT)/bpf
 EVAL_CFLAGS := $(CFLAGS) -I$(ROOT)/tests/lib -I$(EVAL_BPF_OUT) -I$(ROOT)/eval/bpf \
 	-I$(ROOT)/libbpf-ext/include -I$(INCDIR)
 
-EVAL_GUEST_PROGS := untraced-kprobe memcached per-event attach
+EVAL_GUEST_PROGS := untraced-kprobe memcached per-event attach tools
 skels_attach := kprobe_count
 skels_per-event := per_event
 skels_untraced-kprobe := kprobe_count
@@ -31,7 +31,7 @@ $(EVAL_OUT)/summarize: $(ROOT)/eval/tools/summarize.c
 eval: all eval-build
 	$(Q)$(ROOT)/eval/run full
 
-## eval-quick      a short evaluation (under 20 minutes): eval/results/<date>-quick/
+## eval-quick      a short evaluation (under 30 minutes): eval/results/<date>-quick/
 eval-quick: all eval-build
 	$(Q)$(ROOT)/eval/run quick
 

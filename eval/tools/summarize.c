@@ -9,7 +9,8 @@
  * The CSV has a header line with at least the columns "mode" and "warmup"
  * (rows with warmup=1 are left out) and VALUE-COLUMN.  With X-COLUMN the
  * statistics are grouped by (x, mode) and the baseline is the baseline mode
- * at the same x.  Besides the markdown table on stdout, a gnuplot data file
+ * at the same x, or, for an x without one, the baseline rows whose x is
+ * "*" (one baseline shared by every x, as eval/bench-tools has).  Besides the markdown table on stdout, a gnuplot data file
  * CSV.dat is written: x, mode index, mode, mean, ci95, change %, ci95 %.
  */
 #include <math.h>
@@ -196,6 +197,10 @@ int main(int argc, char **argv)
 
 		for (j = 0; j < ngroups; j++)
 			if (!strcmp(groups[j].x, g->x) &&
+			    !strcmp(groups[j].mode, baseline))
+				b = &groups[j];
+		for (j = 0; !b && j < ngroups; j++)
+			if (!strcmp(groups[j].x, "*") &&
 			    !strcmp(groups[j].mode, baseline))
 				b = &groups[j];
 		if (b && b->mean) {

@@ -3,9 +3,9 @@
 #
 # eval-smoke.sh: the evaluation's guest drivers, at the smallest scale, so
 # that `make eval` cannot rot unnoticed.  Behaviour only, no timings: each
-# driver exits 0 (they check themselves that every program saw the traced
-# process's events, and that script 09 in a view counted exactly the traced
-# dd's reads), writes the rows it should, and leaves no view behind.
+# driver exits 0 (they check themselves that every program or tool saw the
+# traced process's events, and that script 09 in a view counted exactly the
+# traced dd's reads), writes the rows it should, and leaves no view behind.
 set -u
 B=${KVIEW_BUILD:?}
 # shellcheck source=tests/lib/guest.sh
@@ -34,6 +34,16 @@ awk -F, 'NR > 1 && $3 == "spread" && $4 == "kview" && $11 != $5 { exit 1 }' "$ou
 	bad "attach: a spread view without one private page per probe"
 awk -F, 'NR > 1 && $3 == "multi" && $4 == "kview" && $10 != $5 { exit 1 }' "$out/at.csv" ||
 	bad "attach: a kprobe_multi link in a view without one site per function"
+
+# Debian's bpftrace (a kprobe:tcp_* wildcard) and opensnoop, with their own
+# filter and under kview exec: the driver checks each run's output (the
+# traced process's events and no other process's) and that each exits 0.
+"$E/tools" 1 1 bpftrace-wild,opensnoop filter,kview "$out/tools.csv" >/dev/null ||
+	bad "tools driver failed"
+# (none + 2 tools x 2 modes) x (warm-up + round 1).
+[ "$(rows "$out/tools.csv" .)" = 10 ] || bad "tools: $(rows "$out/tools.csv" .) rows, expected 10"
+awk -F, 'NR > 1 && $3 != "*" && $16 == 0 { exit 1 }' "$out/tools.csv" ||
+	bad "tools: a run whose tool saw no event of the traced process"
 
 for i in $(seq 50); do
 	grep -q '^views 0$' /sys/kernel/debug/kview/stats && break
