@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,19 +33,28 @@
 
 static const char attach_usage[] =
 "Usage: kview attach --pid N [options] prog.o\n"
+"       kview attach -c COMMAND [options] prog.o\n"
 "\n"
 "Load prog.o (a BPF ELF object, e.g. built with clang -target bpf) with\n"
 "libbpf and attach every program by its SEC() in the kernel view of process\n"
-"N: kprobe/FUNC[+OFFSET], kretprobe/FUNC, ksyscall/NAME, kretsyscall/NAME,\n"
+"N (or of COMMAND, started for it): kprobe/FUNC[+OFFSET], kretprobe/FUNC, ksyscall/NAME, kretsyscall/NAME,\n"
 "tracepoint/SYSTEM/EVENT (syscalls/ included), raw_tp/NAME, tp_btf/NAME.\n"
 "Only N (and its threads) runs the probes; every other process runs the\n"
 "kernel as if nothing were attached.  Runs until Ctrl-C or SIGTERM, the\n"
-"duration, or N's exit; then prints the object's maps on stdout, detaches\n"
+"duration, or N's (COMMAND's) exit; then prints the object's maps on stdout, detaches\n"
 "and exits 0.  All or nothing: if one program cannot be attached, none\n"
 "stays attached and kview exits 1.\n"
 "\n"
 "Options:\n"
-"  -p, --pid N         the process to trace (required)\n"
+"  -p, --pid N         the process to trace\n"
+"  -c, --command CMD   instead of --pid: start /bin/sh -c CMD, held before\n"
+"                      its exec until every program is attached, then\n"
+"                      traced from its first instruction, its children and\n"
+"                      execs too; when it exits, kview detaches and says\n"
+"                      its status; if kview stops first (SIGTERM, the\n"
+"                      duration), CMD and what it started get SIGTERM\n"
+"                      (a terminal's Ctrl-C reached them already), and\n"
+"                      what is left of them 10 s later SIGKILL\n"
 "  -m, --mode MODE     kview (default): in N's kernel view; global: attach\n"
 "                      for every process, as without kview; pre: attach for\n"
 "                      every process, and the kernel skips the programs for\n"
@@ -67,6 +77,7 @@ static const char attach_usage[] =
 "Examples:\n"
 "  kview attach --pid 1234 opens.bpf.o          # until Ctrl-C, then the maps\n"
 "  kview attach -p 1234 -d 10 -i 1 lat.bpf.o    # 10 s, the maps every second\n"
+"  kview attach -c 'make -j2' opens.bpf.o       # a command from its start\n"
 "  kview attach -j -p 1234 events.bpf.o | jq .  # records as JSON lines\n";
 
 long parse_number(const char *what, const char *s, long max)
@@ -398,10 +409,67 @@ static void print_attached_json(struct kview_links *links, struct kview *kv,
 	fflush(stdout);
 }
 
+/*
+ * The held command will not run (kview failed before releasing it): it
+ * sees EOF and exits 127 without running anything; wait for that, so that
+ * nothing of it outlives kview.
+ */
+static void abandon_command(pid_t pid, int *go_fd)
+{
+	if (*go_fd < 0)
+		return;
+	close(*go_fd);
+	*go_fd = -1;
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * kview attach stops before the command has exited (Ctrl-C, SIGTERM, the
+ * duration).  The command is the shell and what it started: the members
+ * of view @id (0 for --mode global: the shell alone).  @sig goes to all of
+ * them (0: they had it already, from the terminal); whatever is left of
+ * them 10 s later gets SIGKILL.  Then kview reaps the shell and says how
+ * the command ended (in @status).
+ */
+static void stop_command(pid_t pid, unsigned int id, int sig, bool quiet, int *status)
+{
+	bool reaped = false;
+	int i;
+
+	if (sig) {
+		kill(pid, sig);
+		if (id)
+			command_signal_members(id, sig);
+	}
+	for (i = 0; i < 100; i++) {
+		if (!reaped)
+			reaped = waitpid(pid, status, WNOHANG) == pid;
+		if (reaped && (!id || !command_signal_members(id, 0)))
+			break;
+		usleep(100000);
+	}
+	if (i == 100) {
+		if (!quiet)
+			note("the command is still running 10 s after %s%s: SIGKILL",
+			     sig ? "SIG" : "the terminal's signal",
+			     sig ? sigabbrev_np(sig) : "");
+		if (!reaped)
+			kill(pid, SIGKILL);
+		if (id)
+			command_signal_members(id, SIGKILL);
+	}
+	if (!reaped && waitpid(pid, status, 0) != pid)
+		*status = -1;
+	if (!quiet && !json_output)
+		note("the command (pid %d) was stopped: %s", pid,
+		     *status == -1 ? "status unknown" : describe_status(*status));
+}
+
 int cmd_attach(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
+		{ "command", required_argument, NULL, 'c' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "follow-fork", no_argument, NULL, 'f' },
 		{ "follow-exec", no_argument, NULL, 'e' },
@@ -415,7 +483,8 @@ int cmd_attach(int argc, char **argv)
 	const struct bpf_program *bad = NULL;
 	LIBBPF_OPTS(kview_attach_opts, attach_opts, .failed_prog = &bad);
 	LIBBPF_OPTS(kview_opts, opts);
-	const char *path, *why = NULL, *stop_reason = "?";
+	const char *path, *why = NULL, *stop_reason = "?", *command = NULL;
+	char reason[96];
 	struct kview_links *links;
 	struct bpf_program *prog;
 	struct kview_info info;
@@ -425,15 +494,21 @@ int cmd_attach(int argc, char **argv)
 	long duration = 0, interval = 0;
 	bool quiet = false, global = false;
 	struct kview *kv = NULL;
-	sigset_t sigs;
+	sigset_t sigs, oldmask;
 	pid_t pid = 0;
-	int c, err, sfd, pidfd, tfd = -1, ifd = -1, nfds;
+	int c, err, sfd, pidfd, tfd = -1, ifd = -1, nfds, go_fd = -1, status = -1;
+	int stop_sig = SIGTERM;
+	unsigned int view_id = 0;
+	bool cmd_done = false;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:m:fed:i:qjh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:c:m:fed:i:qjh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			pid = parse_number("--pid", optarg, INT_MAX);
+			break;
+		case 'c':
+			command = optarg;
 			break;
 		case 'm':
 			if (!strcmp(optarg, "global"))
@@ -468,8 +543,10 @@ int cmd_attach(int argc, char **argv)
 			die("bad arguments (see kview attach --help)");
 		}
 	}
-	if (!pid)
-		die("attach needs --pid N (see kview attach --help)");
+	if (!pid == !command)
+		die("attach needs either --pid N or -c COMMAND (see kview attach --help)");
+	if (command && !*command)
+		die("-c wants a command, got an empty one");
 	if (optind != argc - 1)
 		die("attach needs exactly one BPF object file (see kview attach --help)");
 	path = argv[optind];
@@ -486,13 +563,38 @@ int cmd_attach(int argc, char **argv)
 			    bpf_program__section_name(prog), why);
 	}
 
+	if (command) {
+		/*
+		 * Held until the programs are in; if kview exits first, the
+		 * command sees EOF and exits without running.  The command's
+		 * children and execs are what it runs.
+		 */
+		sigprocmask(SIG_SETMASK, NULL, &oldmask);
+		pid = command_start_held(command, &go_fd, &oldmask);
+		opts.follow_fork = opts.follow_exec = true;
+		/*
+		 * The command is waited for whatever disposition of SIGCHLD
+		 * kview inherited; a write to a closed pipe (the held command
+		 * gone, a reader of stdout gone) fails with EPIPE instead of
+		 * ending kview with the command left running untraced.
+		 */
+		signal(SIGCHLD, SIG_DFL);
+		signal(SIGPIPE, SIG_IGN);
+	}
 	if (global) {
 		if (kill(pid, 0) && errno == ESRCH)
 			die("%s", create_error(ESRCH, pid));
 	} else {
 		kv = kview__create(pid, &opts);
+		if (!kv && command) {
+			err = errno;
+			abandon_command(pid, &go_fd);
+			die("cannot create a kernel view on the command: %s", create_error(err, pid));
+		}
 		if (!kv)
 			die("%s", create_error(errno, pid));
+		if (kview__info(kv, &info) == 0)
+			view_id = info.id;
 	}
 
 	set_log_bufs(obj);
@@ -502,6 +604,7 @@ int cmd_attach(int argc, char **argv)
 		free_log_bufs(obj);
 		kview__destroy(kv);
 		bpf_object__close(obj);
+		abandon_command(pid, &go_fd);
 		return 1;
 	}
 	free_log_bufs(obj);
@@ -519,6 +622,7 @@ int cmd_attach(int argc, char **argv)
 		     err == EOPNOTSUPP && !global && !opts.filter ?
 		     " (kernel views scope hooks in core kernel text, not in modules)" : "");
 		bpf_object__close(obj);
+		abandon_command(pid, &go_fd);
 		return 1;
 	}
 
@@ -548,6 +652,7 @@ int cmd_attach(int argc, char **argv)
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (sfd < 0)
@@ -582,9 +687,18 @@ int cmd_attach(int argc, char **argv)
 	if (streams.s)
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	nfds += streams_pollfds(&streams, pfd + nfds);
-	if (!quiet && !json_output)
+	if (command) {
+		if (!command_release(&go_fd)) {
+			waitpid(pid, &status, 0);
+			die("the command died before it was started: %s", describe_status(status));
+		}
+		if (!quiet && !json_output)
+			note("started the command (pid %d); tracing until it exits, Ctrl-C%s",
+			     pid, duration ? " or the duration" : "");
+	} else if (!quiet && !json_output) {
 		note("tracing until Ctrl-C%s or pid %d exits",
 		     duration ? ", the duration" : "", pid);
+	}
 	for (;;) {
 		uint64_t ticks;
 		int i;
@@ -595,7 +709,25 @@ int cmd_attach(int argc, char **argv)
 			continue;
 		}
 		if (pfd[0].revents) {
+			struct signalfd_siginfo si;
+
+			/*
+			 * A terminal's Ctrl-C (or hangup) reached the command
+			 * already (one process group): it gets no second one.
+			 * A signal sent to kview alone is passed on.
+			 */
+			if (read(sfd, &si, sizeof(si)) == sizeof(si))
+				stop_sig = (int)si.ssi_code == SI_KERNEL ? 0 : (int)si.ssi_signo;
 			stop_reason = "interrupted";
+			break;
+		}
+		if (pfd[1].revents && command) {
+			if (waitpid(pid, &status, 0) != pid)
+				status = -1;
+			cmd_done = true;
+			snprintf(reason, sizeof(reason), "the command exited (%s)",
+				 status == -1 ? "status unknown" : describe_status(status));
+			stop_reason = reason;
 			break;
 		}
 		if (pfd[1].revents) {
@@ -629,9 +761,18 @@ int cmd_attach(int argc, char **argv)
 	streams_consume(&streams);
 	streams_close(&streams);
 	dump_maps(stdout, obj, NULL);
+	fflush(stdout);
+	if (command && !cmd_done)
+		stop_command(pid, view_id, stop_sig, quiet, &status);
 	if (!quiet && json_output) {
 		printf("{\"type\":\"detached\",\"reason\":");
 		json_string(stdout, stop_reason);
+		if (command) {
+			printf(",\"command\":{\"pid\":%d,\"stopped\":%s,\"status\":", pid,
+			       cmd_done ? "false" : "true");
+			json_string(stdout, status == -1 ? "unknown" : describe_status(status));
+			printf("}");
+		}
 		printf("}\n");
 	}
 	fflush(stdout);

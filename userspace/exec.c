@@ -50,8 +50,10 @@ static const char exec_usage[] =
 "refused with EOPNOTSUPP, which TOOL reports, and kview exec names: it is\n"
 "never attached for every process: BPF trampolines (fentry/fexit,\n"
 "bpftrace kfunc:), tracefs kprobe_events and event enabling, and\n"
-"tracepoints of modules.  Uprobes (bpftrace BEGIN/END too) are not kernel hooks: they\n"
-"work as without a view.  TOOL's children are in\n"
+"tracepoints of modules.  kview exec then says whether TOOL went on\n"
+"without the hook (libbpf-tools probe for fentry and fall back to\n"
+"kprobes) or ended in a failure.  Uprobes (bpftrace BEGIN/END too) are\n"
+"not kernel hooks: they work as without a view.  TOOL's children are in\n"
 "the scope too, and TOOL dies with kview.  The view goes when TOOL exits;\n"
 "kview exits with TOOL's status (128+N if signal N ended it; 127: no such\n"
 "TOOL; 125: kview exec failed after starting it).\n"
@@ -76,15 +78,18 @@ static const char exec_usage[] =
 "                       are armed for every process and the kernel skips\n"
 "                       its programs for the others (the pre-eBPF filter,\n"
 "                       for comparison)\n"
-"  -s, --settle MS      with -c: how long TOOL's hooks must stay unchanged\n"
-"                       before CMD starts (default 1000)\n"
+"  -s, --settle MS      how long TOOL's hooks must stay unchanged before CMD\n"
+"                       starts (with -c), or before TOOL is said to have\n"
+"                       gone on after a refusal (default 1000)\n"
 "  -w, --wait S         with -c: start CMD after S seconds even if TOOL has\n"
 "                       attached nothing in the view (default 60)\n"
 "  -q, --quiet          no messages but errors\n"
 "  -j, --json           kview's messages as JSON lines on stderr\n"
 "                       ({\"type\":\"note\"|\"error\",\"message\":...}, a\n"
 "                       refused hook {\"type\":\"refused\",\"tool\":...,\n"
-"                       \"hook\":...,\"why\":...}); stdout is TOOL's\n"
+"                       \"hook\":...,\"why\":...}, then\n"
+"                       {\"type\":\"refusal_outcome\",\"tool\":...,\n"
+"                       \"went_on\":true|false,...}); stdout is TOOL's\n"
 "  -h, --help           this help\n"
 "\n"
 "Examples:\n"
@@ -153,6 +158,7 @@ struct exec_state {
 	unsigned int refused;		/* the view's nr_refused, last seen */
 	char **said;			/* the refusals reported */
 	size_t nsaid;
+	long long refused_at;		/* a refusal not judged yet: when */
 };
 
 static long long now_ms(void)
@@ -171,6 +177,18 @@ static unsigned int nr_attachments(struct exec_state *st, unsigned int *refused)
 		return 0;
 	*refused = info.nr_refused;
 	return info.nr_attachments;
+}
+
+/* kview exec's own failures, as env(1) and timeout(1) report theirs. */
+#define EXIT_KVIEW_FAILED 125
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return EXIT_KVIEW_FAILED;
 }
 
 /* Why the view refuses a kind of hook (the kernel says it for the rest). */
@@ -241,6 +259,79 @@ static void note_refused(struct exec_state *st)
 }
 
 /*
+ * Whether TOOL went on after the view refused it a hook: a refusal alone
+ * does not say, since tools that probe for a hook carry on without it
+ * (libbpf-tools' fentry_can_attach() attaches a test program; refused, the
+ * tool falls back to kprobes) while others give up (bpftrace ends on a
+ * probe it cannot attach).  Judged once per refusal (or burst of them):
+ *
+ *   SETTLED  after the refusal, TOOL has hooks in the view and they have
+ *            not changed for the settle time, and it still runs
+ *   EXITED   TOOL exited 0 first, with hooks in the view until then
+ *   GAVE_UP  TOOL ended with a failure first
+ *   UNJUDGED TOOL was stopped by a signal (or exited 0 without hooks)
+ *            before any of the above could be seen
+ *
+ * Shown with -q too; with -j, {"type":"refusal_outcome","tool":...,
+ * "went_on":true,"hooks":N} (SETTLED, EXITED), "went_on":false (GAVE_UP)
+ * or null (UNJUDGED) with "status":"exit 1".
+ */
+enum refusal_outcome { SETTLED, EXITED, GAVE_UP, UNJUDGED };
+
+static void note_refusal_outcome(struct exec_state *st, enum refusal_outcome o,
+				 unsigned int hooks, int status)
+{
+	st->refused_at = 0;
+	if (json_output) {
+		fputs("{\"type\":\"refusal_outcome\",\"tool\":", stderr);
+		json_string(stderr, st->tool);
+		if (o == SETTLED || o == EXITED) {
+			fprintf(stderr, ",\"went_on\":true,\"hooks\":%u}\n", hooks);
+		} else {
+			fprintf(stderr, ",\"went_on\":%s,\"status\":",
+				o == GAVE_UP ? "false" : "null");
+			json_string(stderr, describe_status(status));
+			fputs("}\n", stderr);
+		}
+		return;
+	}
+	switch (o) {
+	case SETTLED:
+		fprintf(stderr, "kview: %s went on without the refused hook(s): %u hook(s) in the view\n",
+			st->tool, hooks);
+		break;
+	case EXITED:
+		fprintf(stderr, "kview: %s went on without the refused hook(s) until it exited: %u hook(s) in the view\n",
+			st->tool, hooks);
+		break;
+	case GAVE_UP:
+		fprintf(stderr, "kview: %s did not go on without the refused hook(s): it ended with %s\n",
+			st->tool, describe_status(status));
+		break;
+	case UNJUDGED:
+		fprintf(stderr, "kview: %s ended (%s) before it could be seen to go on without the refused hook(s)\n",
+			st->tool, describe_status(status));
+		break;
+	}
+}
+
+/* A tool's end that is a failure: not exit 0, nor a stop by signal. */
+static bool tool_failed(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status) != 0;
+	switch (WTERMSIG(status)) {
+	case SIGPIPE:	/* its reader went: TOOL | head */
+	case SIGINT:
+	case SIGTERM:
+	case SIGHUP:
+	case SIGKILL:
+		return false;
+	}
+	return true;
+}
+
+/*
  * Say once per kind when TOOL's hooks in the view are of the kind whose
  * events other tasks raise.  Needs debugfs (kview/views); without it there
  * is nothing to say.  Every hook is looked at each time (the kernel's list
@@ -268,9 +359,6 @@ static void note_on_behalf(struct exec_state *st)
 	}
 	views_free(views, n);
 }
-
-/* kview exec's own failures, as env(1) and timeout(1) report theirs. */
-#define EXIT_KVIEW_FAILED 125
 
 /* The children, for the way out on an error after they were started. */
 static pid_t tool_pid, cmd_pid;
@@ -324,64 +412,18 @@ static pid_t start_tool(struct kview *kv, char **argv, const sigset_t *oldmask)
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
-/*
- * Child: wait until kview exec writes a byte on the pipe (EOF: do not
- * run), then exec /bin/sh -c @cmd.  The view is created on this child
- * with follow-exec, so the command is in it from its first instruction.
- * It stays in the terminal's process group, so that it can use the
- * terminal and gets its Ctrl-C as it would without kview.
- */
+/* The command, held until TOOL's hooks are in (command.c). */
 static pid_t start_command_held(const char *cmd, int *pidfd, const sigset_t *oldmask)
 {
-	int p[2];
-	pid_t pid;
-	char c;
+	pid_t pid = command_start_held(cmd, &go_fd, oldmask);
 
-	if (pipe2(p, O_CLOEXEC))
-		die("pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (pid) {
-		close(p[0]);
-		go_fd = p[1];
-		*pidfd = pidfd_open_compat(pid);
-		if (*pidfd < 0) {
-			close(go_fd);
-			waitpid(pid, NULL, 0);
-			die("cannot wait for the command: %s", strerror(errno));
-		}
-		return pid;
+	*pidfd = pidfd_open_compat(pid);
+	if (*pidfd < 0) {
+		close(go_fd);
+		waitpid(pid, NULL, 0);
+		die("cannot wait for the command: %s", strerror(errno));
 	}
-	close(p[1]);
-	sigprocmask(SIG_SETMASK, oldmask, NULL);
-	if (read(p[0], &c, 1) != 1)
-		_exit(127);
-	close(p[0]);
-	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-	error_note("cannot run /bin/sh: %s", strerror(errno));
-	_exit(127);
-}
-
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return EXIT_KVIEW_FAILED;
-}
-
-static const char *describe_status(int status)
-{
-	static char buf[64];
-
-	if (WIFSIGNALED(status))
-		snprintf(buf, sizeof(buf), "killed by signal %d (%s)",
-			 WTERMSIG(status), strsignal(WTERMSIG(status)));
-	else
-		snprintf(buf, sizeof(buf), "exit %d", WEXITSTATUS(status));
-	return buf;
+	return pid;
 }
 
 static void reap(pid_t pid, int *status)
@@ -404,24 +446,6 @@ struct stopping {
 	bool members;		/* the view's processes too */
 };
 
-/*
- * The command is the shell's process and what it started: the processes
- * of the view (it follows forks and execs), which kview/views lists.
- * Without debugfs, only the shell's process is signalled.
- */
-static void signal_members(const struct exec_state *st, int sig)
-{
-	struct view *views;
-	size_t n, i, j;
-
-	if (views_read(&views, &n))
-		return;
-	for (i = 0; i < n; i++)
-		for (j = 0; views[i].id == st->view_id && j < views[i].nm; j++)
-			kill(views[i].m[j].pid, sig);
-	views_free(views, n);
-}
-
 static void stop_child(const struct exec_state *st, struct stopping *c, int sig,
 		       long long t)
 {
@@ -430,7 +454,7 @@ static void stop_child(const struct exec_state *st, struct stopping *c, int sig,
 		     sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGKILL");
 	kill(c->pid, sig);
 	if (c->members)
-		signal_members(st, sig);
+		command_signal_members(st->view_id, sig);
 	c->sig = sig;
 	c->at = t;
 }
@@ -608,8 +632,15 @@ int cmd_exec(int argc, char **argv)
 			nr_attachments(&st, &refused);
 			if (refused != st.refused) {
 				st.refused = refused;
+				st.refused_at = t;
 				note_refused(&st);
 			}
+			if (st.refused_at && tool_failed(tool_status))
+				note_refusal_outcome(&st, GAVE_UP, 0, tool_status);
+			else if (st.refused_at && WIFEXITED(tool_status) && seen)
+				note_refusal_outcome(&st, EXITED, seen, tool_status);
+			else if (st.refused_at)
+				note_refusal_outcome(&st, UNJUDGED, 0, tool_status);
 			if (!st.quiet)
 				note("%s exited: %s", st.tool, describe_status(tool_status));
 			if (go_fd >= 0) {
@@ -649,6 +680,7 @@ int cmd_exec(int argc, char **argv)
 		cur = nr_attachments(&st, &refused);
 		if (refused != st.refused) {
 			st.refused = refused;
+			st.refused_at = t;
 			note_refused(&st);
 		}
 		if (cur != seen) {
@@ -657,6 +689,8 @@ int cmd_exec(int argc, char **argv)
 			seen = cur;
 			changed = t;
 		}
+		if (st.refused_at && seen && t - changed >= settle && t - st.refused_at >= settle)
+			note_refusal_outcome(&st, SETTLED, seen, 0);
 		if (go_fd >= 0 && ((seen && t - changed >= settle) || t - started >= wait_s * 1000)) {
 			if (!st.quiet && !seen)
 				note("%s has attached no hook in the view after %lld s; starting the command anyway",
@@ -664,12 +698,7 @@ int cmd_exec(int argc, char **argv)
 			else if (!st.quiet)
 				note("%s has %u hook(s) in the view; starting the command (pid %d)",
 				     st.tool, seen, cmd.pid);
-			if (write(go_fd, "g", 1) == 1)
-				cmd_started = true;
-			else
-				error_note("cannot start the command: %s", strerror(errno));
-			close(go_fd);
-			go_fd = -1;
+			cmd_started = command_release(&go_fd);
 		}
 	}
 	kview__destroy(st.kv);

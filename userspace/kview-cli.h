@@ -3,6 +3,7 @@
 #ifndef KVIEW_CLI_H
 #define KVIEW_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -33,6 +34,11 @@ const char *create_error(int err, pid_t pid);
 
 /* pidfd_open(2), which glibc 2.36 has no wrapper for. */
 int pidfd_open_compat(pid_t pid);
+/* command.c: a command held before its exec (exec -c, attach -c). */
+pid_t command_start_held(const char *cmd, int *go_fd, const sigset_t *oldmask);
+bool command_release(int *go_fd);
+unsigned int command_signal_members(unsigned int view_id, int sig);
+const char *describe_status(int status);
 
 /* libbpf's messages: shown with -v only. */
 void libbpf_print_init(void);

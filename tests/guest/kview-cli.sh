@@ -79,7 +79,9 @@ expect_error "module tracepoint" "tracepoint/sample-trace/foo_bar.*Operation not
 	"$K" attach --pid "$T" "$B/tests/bpf/module_tp.bpf.o"
 rmmod trace_events_sample || bad "cannot unload trace-events-sample"
 expect_error "bad pid" "--pid wants a positive number, got 'x'" "$K" attach --pid x "$OBJ"
-expect_error "no pid" "attach needs --pid" "$K" attach "$OBJ"
+expect_error "no pid" "attach needs either --pid N or -c COMMAND" "$K" attach "$OBJ"
+expect_error "two targets" "attach needs either --pid N or -c COMMAND" "$K" attach --pid "$T" -c true "$OBJ"
+expect_error "empty command" "-c wants a command" "$K" attach -c '' "$OBJ"
 expect_error "two objects" "exactly one BPF object" "$K" attach --pid "$T" "$OBJ" "$OBJ"
 expect_error "bad mode" "--mode wants kview, pre or global" "$K" attach --mode post --pid "$T" "$OBJ"
 expect_error "unknown command" "unknown command 'frob'" "$K" frob
@@ -130,6 +132,48 @@ grep -q '^map bytes_log2 (array, log2 histogram, [1-9][0-9]* in all):$' "$KVIEW_
 grep -Eq '^ +4 -> 7 +: [1-9][0-9]* +\|\*{40}\|$' "$KVIEW_RESULTS/cli.out" ||
 	bad "the histogram has no full bar for 4 -> 7 bytes (the marked reads)"
 stats_clean attach
+
+# -c: the command runs once the program is in, traced from its first
+# instruction: exactly its 500 marked reads, and nobody else's; kview
+# detaches when it exits and says how it ended.
+"$K" attach -c "$W reads 500" "$B/tests/bpf/readtp.bpf.o" >"$KVIEW_RESULTS/cli-c.out" 2>"$KVIEW_RESULTS/cli-c.err"
+rc=$?
+say "attach -c '$W reads 500' readtp.bpf.o: exit $rc"
+sed 's/^/#   /' "$KVIEW_RESULTS/cli-c.err" "$KVIEW_RESULTS/cli-c.out"
+[ $rc = 0 ] || bad "attach -c exited $rc"
+grep -Eq '^  [0-9]+: 500$' "$KVIEW_RESULTS/cli-c.out" || bad "-c: not exactly the command's 500 marked reads"
+[ "$(grep -Ec '^  [0-9]+: ' "$KVIEW_RESULTS/cli-c.out")" = 1 ] || bad "-c: marked reads of other processes"
+grep -qx 'kview: the command exited (exit 0): detaching' "$KVIEW_RESULTS/cli-c.err" ||
+	bad "-c: kview did not say that the command exited"
+stats_clean attach-c
+# -c and a duration shorter than the command: the command is stopped,
+# the shell and what it started (a sleep in the background, and one that
+# ignores SIGTERM, which gets SIGKILL 10 s later).  With -j, the detached
+# record says how the command ended.
+"$K" attach -j -d 2 -c "sleep 600 & (trap '' TERM; sleep 601) & wait" "$B/tests/bpf/readtp.bpf.o" \
+	>"$KVIEW_RESULTS/cli-c-stop.out" 2>"$KVIEW_RESULTS/cli-c-stop.err"
+rc=$?
+say "attach -j -d 2 -c 'sleep 600 & (trap \"\" TERM; sleep 601) & wait': exit $rc"
+sed 's/^/#   /' "$KVIEW_RESULTS/cli-c-stop.err" "$KVIEW_RESULTS/cli-c-stop.out"
+[ $rc = 0 ] || bad "attach -d 2 -c exited $rc"
+grep -Eq '^\{"type":"detached","reason":"the duration is over","command":\{"pid":[0-9]+,"stopped":true,"status":"killed by signal (15|9) \([A-Za-z]+\)"\}\}$' \
+	"$KVIEW_RESULTS/cli-c-stop.out" || bad "-c -j: no detached record saying the command was stopped"
+grep -q 'still running 10 s after SIGTERM: SIGKILL' "$KVIEW_RESULTS/cli-c-stop.err" ||
+	bad "-c: the member that ignores SIGTERM was not killed after 10 s"
+for _ in $(seq 50); do
+	pgrep -a -x sleep | grep -Eq ' 60[01]$' || break
+	sleep 0.1
+done
+pgrep -a -x sleep | grep -Eq ' 60[01]$' && bad "-c: a process the command started outlived kview attach"
+stats_clean attach-c-stop
+# -c with a program the verifier rejects: exit 1, and the command never ran.
+rm -f "$KVIEW_RESULTS/cli-c-ran"
+"$K" attach -c "touch $KVIEW_RESULTS/cli-c-ran" "$B/tests/bpf/bad_verifier.bpf.o" >/dev/null 2>&1
+rc=$?
+say "attach -c 'touch ...' bad_verifier.bpf.o: exit $rc"
+[ $rc = 1 ] || bad "attach -c with a rejected program: exit $rc, expected 1"
+[ -e "$KVIEW_RESULTS/cli-c-ran" ] && bad "attach -c: the command ran though nothing was attached"
+stats_clean attach-c-rejected
 
 # --interval: the maps every second while tracing, each after "@ HH:MM:SS",
 # counts growing, then the final maps.

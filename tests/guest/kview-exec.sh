@@ -178,6 +178,13 @@ matrix() {
 	[ $rc = 0 ] || bad "$name under kview exec: exit $rc"
 	grep -Eq "$tre" "$R/exec-$name-view.out" || bad "$name: no events of the target"
 	grep -Eq "$dre" "$R/exec-$name-view.out" && bad "$name: events of the decoy"
+	# A tool that got past a refusal (an fentry it probed for) is
+	# said to have gone on without it.
+	if grep -q '^kview: the view refused' "$R/exec-$name-view.out" &&
+		! grep -Eq "^kview: $1 went on without the refused hook\(s\): [1-9][0-9]* hook\(s\) in the view" \
+			"$R/exec-$name-view.out"; then
+		bad "$name: a refusal the tool went on after, not said"
+	fi
 	stats_clean "$name in a view"
 	traced "$name-global" 0 3 "$@"
 	if ! grep -Eq "$tre" "$R/exec-$name-global.out" || ! grep -Eq "$dre" "$R/exec-$name-global.out"; then
@@ -188,6 +195,9 @@ matrix syscount "(^| )$T2 +workload" "(^| )$D2 +workload" syscount -P
 matrix sigsnoop "(^| )$T2 +workload" "(^| )$D2 +workload" sigsnoop
 matrix bindsnoop "(^| )$T2 +workload" "(^| )$D2 +workload" bindsnoop
 matrix solisten "(^| )$T2 +workload" "(^| )$D2 +workload" solisten
+# solisten probes for fentry on inet_listen first: a refusal it goes on after.
+grep -q "^kview: the view refused solisten's hook fentry inet_listen" "$R/exec-solisten-view.out" ||
+	bad "solisten: its fentry probe was not refused and named"
 matrix tcpconnect "(^| )$T2 +workload" "(^| )$D2 +workload" tcpconnect
 matrix tcptracer "(^| )$T2 +workload" "(^| )$D2 +workload" tcptracer
 matrix execsnoop "^true +[0-9]+ +$T2 " "^true +[0-9]+ +$D2 " execsnoop
@@ -221,6 +231,9 @@ sed 's/^/#   /' "$R/exec-kfunc.out"
 grep -q "kview: bpftrace exited: exit $rc" "$R/exec-kfunc.out" || bad "kview exec did not exit with bpftrace's status"
 grep -q "^kview: the view refused bpftrace's hook fentry vfs_read: BPF trampolines patch the global text" \
 	"$R/exec-kfunc.out" || bad "kview exec did not name the refused hook"
+grep -qx "kview: bpftrace did not go on without the refused hook(s): it ended with exit $rc" \
+	"$R/exec-kfunc.out" || bad "kview exec did not say that bpftrace gave up after the refusal"
+grep -q 'went on without' "$R/exec-kfunc.out" && bad "kview exec said bpftrace went on"
 left=$(bpftool -j link show 2>/dev/null | grep -o '"type":"tracing"' | wc -l)
 [ "$left" = 0 ] || bad "$left tracing link(s) left after the refusal"
 stats_clean "a refused kfunc"
@@ -232,6 +245,8 @@ say "bpftrace kfunc: under kview exec -j -q:"
 sed 's/^/#   /' "$R/exec-kfunc-json.err"
 grep -qx '{"type":"refused","tool":"bpftrace","hook":"fentry vfs_read","why":"BPF trampolines patch the global text"}' \
 	"$R/exec-kfunc-json.err" || bad "kview exec -j: no JSON line naming the refused hook"
+grep -Eqx '\{"type":"refusal_outcome","tool":"bpftrace","went_on":false,"status":"exit [0-9]+"\}' \
+	"$R/exec-kfunc-json.err" || bad "kview exec -j: no JSON line saying bpftrace gave up"
 stats_clean "a refused kfunc, -j"
 
 # Uprobes are not kernel hooks: bpftrace's BEGIN and END (uprobes on
