@@ -12,7 +12,8 @@
  *   same    N programs on one function (vfs_read): one page however many;
  *   multi   the spread functions as one kprobe_multi link (an fprobe
  *           globally; in a view one kprobe per function, detached with
- *           one RCU grace period for all).
+ *           one RCU grace period for all); left out, and said so, on a
+ *           kernel without kprobe_multi (CONFIG_FPROBE off, as Debian's).
  *
  * For each, "global" attaches N links for everyone, "kview" makes a view
  * for an idle process and attaches them in it; attach time includes making
@@ -186,6 +187,10 @@ int main(int argc, char **argv)
 	unsigned long stext, etext;
 	struct kprobe_count *skel;
 	int rounds, maxn, r, n, v;
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, probe, .cnt = 1);
+	struct bpf_link *link;
+	const char *sym0;
+	bool has_multi;
 	enum series s;
 	struct result res;
 	FILE *out, *text;
@@ -204,6 +209,15 @@ int main(int argc, char **argv)
 	etext = ksym("_etext");
 	load_traceable();
 	pick_functions(skel, stext, etext);
+	/* Whether the kernel has kprobe_multi links at all. */
+	sym0 = funcs[0];
+	probe.syms = &sym0;
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.count_multi, NULL, &probe);
+	has_multi = link;
+	check(link || errno == EOPNOTSUPP, "kprobe_multi on %s: %s", funcs[0], strerror(errno));
+	bpf_link__destroy(link);
+	if (!has_multi)
+		progress("this kernel has no kprobe_multi links (CONFIG_FPROBE off): the multi series is left out");
 
 	text = fopen(argv[4], "w");
 	check(text, "%s: %s", argv[4], strerror(errno));
@@ -219,6 +233,8 @@ int main(int argc, char **argv)
 	resume(idle);
 	for (r = 0; r <= rounds; r++) {
 		for (s = 0; s < NR_SERIES; s++) {
+			if (s == MULTI && !has_multi)
+				continue;
 			for (n = 1; n <= maxn; n *= 2) {
 				for (v = 0; v < 2; v++) {
 					bool in_view = (v + r) % 2;
