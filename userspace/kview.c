@@ -110,7 +110,15 @@ int pidfd_open_compat(pid_t pid)
 
 int main(int argc, char **argv)
 {
+	static char stderr_buf[1 << 16];
 	int i = 1;
+
+	/*
+	 * Each of kview's lines on stderr goes out in one write, whole: kview
+	 * exec shares stderr with TOOL, whose writes would otherwise split a
+	 * JSON line that is written a piece at a time (unbuffered stderr).
+	 */
+	setvbuf(stderr, stderr_buf, _IOLBF, sizeof(stderr_buf));
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
