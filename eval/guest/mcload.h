@@ -10,11 +10,43 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include "evalutil.h"
 
 #define MC_PORT 11211
+
+/*
+ * The traced processes' own TCP over loopback: a listener on 127.0.0.1
+ * (its ephemeral address in *@a), and connections to it (*@c the client
+ * end, *@s the accepted one, both TCP_NODELAY).
+ */
+static inline int loopback_listen(struct sockaddr_in *a)
+{
+	socklen_t alen = sizeof(*a);
+	int lfd;
+
+	*a = (struct sockaddr_in){ .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	check(lfd >= 0 && !bind(lfd, (void *)a, sizeof(*a)) && !listen(lfd, 4) &&
+	      !getsockname(lfd, (void *)a, &alen), "traced: listen: %s", strerror(errno));
+	return lfd;
+}
+
+static inline void loopback_connect(int lfd, const struct sockaddr_in *a, int *c, int *s)
+{
+	int one = 1;
+
+	*c = socket(AF_INET, SOCK_STREAM, 0);
+	check(*c >= 0 && !connect(*c, (const void *)a, sizeof(*a)), "traced: connect: %s",
+	      strerror(errno));
+	*s = accept(lfd, NULL, NULL);
+	check(*s >= 0, "traced: accept: %s", strerror(errno));
+	setsockopt(*c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(*s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
 
 static inline pid_t start_memcached(void)
 {

@@ -89,25 +89,14 @@ static bool is_tracepoint(const struct hook *h)
  */
 static void __attribute__((noreturn)) traced_loop(volatile unsigned long *iters)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t alen = sizeof(a);
-	int lfd, c, s, zero, ep, idle, one = 1;
+	struct sockaddr_in a;
+	int c, s, zero, ep, idle;
 	struct epoll_event ev = { .events = EPOLLIN }, out;
 	char buf[64] = { 0 };
 	struct iovec iov = { buf, sizeof(buf) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	check(lfd >= 0 && !bind(lfd, (void *)&a, sizeof(a)) && !listen(lfd, 1) &&
-	      !getsockname(lfd, (void *)&a, &alen), "traced: listen: %s", strerror(errno));
-	c = socket(AF_INET, SOCK_STREAM, 0);
-	check(c >= 0 && !connect(c, (void *)&a, sizeof(a)), "traced: connect: %s",
-	      strerror(errno));
-	s = accept(lfd, NULL, NULL);
-	check(s >= 0, "traced: accept: %s", strerror(errno));
-	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	loopback_connect(loopback_listen(&a), &a, &c, &s);
 	zero = open("/dev/zero", O_RDONLY);
 	ep = epoll_create1(0);
 	idle = epoll_create1(0);

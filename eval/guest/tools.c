@@ -95,17 +95,13 @@ static const struct tool {
  */
 static void __attribute__((noreturn)) traced_loop(volatile unsigned long *iters)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t alen = sizeof(a);
-	int lfd, c, s, fd, zero, idle, one = 1;
+	struct sockaddr_in a;
+	int lfd, c, s, fd, zero, idle;
 	struct epoll_event out;
 	char buf[64] = { 0 };
 
 	prctl(PR_SET_NAME, TRACED_COMM);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	check(lfd >= 0 && !bind(lfd, (void *)&a, sizeof(a)) && !listen(lfd, 4) &&
-	      !getsockname(lfd, (void *)&a, &alen), "traced: listen: %s", strerror(errno));
+	lfd = loopback_listen(&a);
 	zero = open("/dev/zero", O_RDONLY);
 	idle = epoll_create1(0);
 	check(zero >= 0 && idle >= 0, "traced: %s", strerror(errno));
@@ -113,12 +109,7 @@ static void __attribute__((noreturn)) traced_loop(volatile unsigned long *iters)
 		fd = open(TRACED_FILE, O_RDONLY);
 		check(fd >= 0, "traced: open %s: %s", TRACED_FILE, strerror(errno));
 		close(fd);
-		c = socket(AF_INET, SOCK_STREAM, 0);
-		check(c >= 0 && !connect(c, (void *)&a, sizeof(a)), "traced: connect: %s",
-		      strerror(errno));
-		s = accept(lfd, NULL, NULL);
-		check(s >= 0, "traced: accept: %s", strerror(errno));
-		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		loopback_connect(lfd, &a, &c, &s);
 		check(write(c, buf, sizeof(buf)) == sizeof(buf), "traced: write");
 		check(read(s, buf, sizeof(buf)) == sizeof(buf), "traced: read");
 		check(write(s, buf, sizeof(buf)) == sizeof(buf), "traced: write back");
@@ -306,10 +297,11 @@ static void check_output(const struct tool *t, enum mode m, pid_t traced,
 				*mine += 1;
 		}
 	}
-	check((m == IDLE ? !*mine : *mine > 0) && !*others,
-	      "%s (%s): %llu event(s) of the traced process %d, %llu line(s) of others:\n%s",
-	      t->name, mode_names[m], *mine, traced, *others,
-	      (read_output(out, sizeof(out)), out));
+	if ((m == IDLE ? !*mine : *mine > 0) && !*others)
+		return;
+	read_output(out, sizeof(out));	/* whole again: strtok_r() cut it up */
+	fail("%s (%s): %llu event(s) of the traced process %d, %llu line(s) of others:\n%s",
+	     t->name, mode_names[m], *mine, traced, *others, out);
 }
 
 /* ---- one run ------------------------------------------------------------ */

@@ -366,22 +366,6 @@ static int bad(void)
 	return 0;
 }
 
-/* Whether the kernel has fprobe, which kprobe_multi links are built on. */
-static bool kernel_has_fprobe(void)
-{
-	char line[512], sym[256], t;
-	unsigned long addr;
-	FILE *f = fopen("/proc/kallsyms", "r");
-	bool found = false;
-
-	check(f, "/proc/kallsyms: %s", strerror(errno));
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%lx %c %255s", &addr, &t, sym) == 3 &&
-			!strcmp(sym, "register_fprobe");
-	fclose(f);
-	return found;
-}
-
 /*
  * A kernel without CONFIG_FPROBE (Debian's 6.1) has no kprobe_multi links
  * at all: there a view must fail them as the global attach fails them,
@@ -447,7 +431,8 @@ int main(int argc, char **argv)
 	size_t mine, others;
 	int i;
 
-	if (!kernel_has_fprobe())
+	/* fprobe, which kprobe_multi links are built on. */
+	if (!ksym_find("register_fprobe"))
 		return without_fprobe(mode);
 	if (!strcmp(mode, "return")) {
 		ret = true;
