@@ -36,12 +36,13 @@ const volatile __u32 nr_pids = 1;
 /*
  * Events per tgid, indexed by tgid (slot 0 takes a tgid past nr_pids,
  * which no process of the stress has).  An array and not a hash map, so
- * that counting takes no lock: a view's kprobe runs its program from int3,
- * i.e. in NMI context, while the same instance runs outside NMI when it
- * is attached globally, through ftrace or on a tracepoint, or when user
- * space clears it for reuse.  A hash map's bucket lock taken in NMI after
- * a use outside it is a lockdep report, view or not (docs/design.md,
- * "Execution context").  Sized to pid_max and mapped by user space.
+ * that counting takes no lock: a kprobe at an offset runs its program
+ * from int3, i.e. in NMI context, while the same instance runs outside NMI
+ * at function entry (through ftrace, or a view's call), on a tracepoint,
+ * or when user space clears it for reuse.  A hash map's bucket lock taken
+ * in NMI after a use outside it is a lockdep report, view or not
+ * (docs/design.md, "Execution context").  Sized to pid_max and mapped by
+ * user space.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

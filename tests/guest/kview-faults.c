@@ -297,16 +297,13 @@ static unsigned long long target_reads(struct count *skel)
 
 /*
  * The global kprobe on ksys_read goes while the view's stays on the same
- * address, with its Nth allocation failing: the view must take the int3
- * over, or the probe stays armed globally (kview/stats global_fallback);
- * the view's program must keep counting the target's reads either way.
+ * address, with its Nth allocation failing: the view must take the probe
+ * over (its copy calls kprobe_view_caller), or the probe stays armed
+ * globally (kview/stats global_fallback); the view's program must keep
+ * counting the target's reads either way.
  *
- * Its own objects: here the view's program runs both through ftrace (while
- * the global probe is armed) and from the view's int3 (NMI context), and a
- * hash map's bucket lock taken in NMI after a use outside NMI is a lockdep
- * report, view or not (docs/design.md, "Execution context").  With maps of
- * its own, the one insertion (the target's first read, from the int3) is
- * the only time the lock is taken.
+ * Its own objects, so that nothing else writes its maps while the probe
+ * changes hands.
  */
 static void global_detach(void)
 {

@@ -10,8 +10,11 @@
  *                 events; after it is gone and one view kprobe is removed,
  *                 the view's bytes equal the global ones
  *   ftrace        the function tracer enabled on ksys_read, whose ftrace
- *                 site holds a view kprobe's int3: the target's calls are
- *                 traced too (the int3 handler emulates ftrace's call)
+ *                 site holds a view kprobe's call to kprobe_view_caller:
+ *                 the target's calls are traced too (the view's handler
+ *                 makes ftrace's call after its own)
+ *   ftrace-loop   the same, the tracer turned on and off 20 times while
+ *                 the target runs on the other vCPU
  *   static-key    kernel.bpf_stats_enabled flips a static key whose site in
  *                 bpf_prog_test_run_syscall() is on a page the view copied
  *                 (this process is the member): the runs of a syscall
@@ -182,8 +185,8 @@ static void test_kprobe_event(void)
 
 	/* One view kprobe less: its byte is back, the copy matches. */
 	bpf_link__destroy(lo);
-	check_eq(view_byte(kv, fn, NULL), 0xcc);
-	expect_same(kv, fn + 1, 32, "after the view kprobe at +5 left");
+	check_view_kprobe_insn(kv, fn, true);
+	expect_same(kv, fn + 5, 32, "after the view kprobe at +5 left");
 	bpf_link__destroy(le);
 	expect_same(kv, fn, 32, "after both view kprobes left");
 
@@ -198,9 +201,9 @@ static void test_ftrace(void)
 {
 	unsigned long fn = ksym("ksys_read");
 	struct count *entry = load("kp_entry");
+	unsigned char g, vb[5], gb[5];
 	unsigned long long events;
 	struct bpf_link *le;
-	unsigned char g;
 	struct kview *kv;
 	pid_t t;
 
@@ -211,9 +214,14 @@ static void test_ftrace(void)
 	write_file(TRACING "trace", "", false);
 	write_file(TRACING "set_ftrace_filter", "ksys_read\n", false);
 	write_file(TRACING "current_tracer", "function\n", false);
-	check_eq(view_byte(kv, fn, &g), 0xcc);
-	check_eq(g, 0xe8);	/* ftrace's call */
-	expect_same(kv, fn + 1, 4, "ftrace's call");
+	/* The view keeps its own call; the global text has ftrace's. */
+	check_view_kprobe_insn(kv, fn, true);
+	check_eq(view_byte(kv, fn, &g), 0xe8);
+	check_eq(g, 0xe8);
+	check(!kview__read_text(kv, fn, vb, gb, sizeof(gb)), "read text: %s",
+	      strerror(errno));
+	check(!insn_calls(gb, fn, ksym("kprobe_view_caller")),
+	      "the global text calls kprobe_view_caller");
 
 	resume(t);
 	WAIT_FOR(map_u32_count(bpf_map__fd(entry->maps.counts), t) > 0, 20);
@@ -227,12 +235,63 @@ static void test_ftrace(void)
 	write_file(TRACING "current_tracer", "nop\n", false);
 	write_file(TRACING "set_ftrace_filter", "\n", false);
 	write_file(TRACING "tracing_on", "1", false);
-	check(view_byte(kv, fn, &g) == 0xcc && g == 0x0f,
+	check_view_kprobe_insn(kv, fn, true);
+	check(view_byte(kv, fn, &g) == 0xe8 && g == 0x0f,
 	      "the site is not back to the NOP");
-	expect_same(kv, fn + 1, 4, "after ftrace left");
 
 	bpf_link__destroy(le);
 	expect_same(kv, fn, 16, "after the view kprobe left");
+	kill(t, SIGKILL);
+	wait_exit(t);
+	kview__destroy(kv);
+	count__destroy(entry);
+}
+
+/*
+ * The function tracer turned on and off on ksys_read while the target runs
+ * through the view's call on the other vCPU: some of its calls meet
+ * text_poke_bp() halfway, and the view's handler then makes the call being
+ * installed.  The view kprobe counts in every round, the function tracer
+ * sees the target, and the copy is the global text after the detach.
+ */
+static void test_ftrace_loop(void)
+{
+	unsigned long fn = ksym("ksys_read");
+	struct count *entry = load("kp_entry");
+	int fd = bpf_map__fd(entry->maps.counts);
+	unsigned long long n = 0, last;
+	struct bpf_link *le;
+	struct kview *kv;
+	int i, lines;
+	pid_t t;
+
+	t = start_target(&kv);
+	le = kview__attach_program(kv, entry->progs.kp_entry);
+	check(le, "attach in the view: %s", strerror(errno));
+	check_view_kprobe_insn(kv, fn, true);
+	write_file(TRACING "set_ftrace_filter", "ksys_read\n", false);
+	resume(t);
+	for (i = 0; i <= 40; i++) {
+		write_file(TRACING "current_tracer", i % 2 ? "nop\n" : "function\n",
+			   false);
+		/* The target reads on in each state (TCG runs one vCPU at a time). */
+		last = map_u32_count(fd, t);
+		check(WAIT_FOR((n = map_u32_count(fd, t)) >= last + 100, 20),
+		      "round %d: the view kprobe stopped at %llu", i, n);
+	}
+	/* The last round enabled the tracer; a tracer change clears the trace. */
+	write_file(TRACING "tracing_on", "0", false);
+	lines = trace_lines(t, "ksys_read");
+	write_file(TRACING "current_tracer", "nop\n", false);
+	write_file(TRACING "set_ftrace_filter", "\n", false);
+	write_file(TRACING "tracing_on", "1", false);
+	diag("41 rounds: view kprobe %llu event(s), function tracer %d line(s) of the target",
+	     n, lines);
+	check(lines > 0, "the function tracer missed the view's task");
+
+	bpf_link__destroy(le);
+	expect_same(kv, fn, 16, "after the view kprobe left");
+	check_eq(kview_verify_total(NULL), 0);
 	kill(t, SIGKILL);
 	wait_exit(t);
 	kview__destroy(kv);
@@ -435,12 +494,14 @@ int main(int argc, char **argv)
 		test_kprobe_event();
 	else if (!strcmp(mode, "ftrace"))
 		test_ftrace();
+	else if (!strcmp(mode, "ftrace-loop"))
+		test_ftrace_loop();
 	else if (!strcmp(mode, "static-key"))
 		test_static_key();
 	else if (!strcmp(mode, "tracepoint"))
 		test_tracepoint();
 	else {
-		fprintf(stderr, "usage: kview-mirror kprobe-event|ftrace|static-key|tracepoint\n");
+		fprintf(stderr, "usage: kview-mirror kprobe-event|ftrace|ftrace-loop|static-key|tracepoint\n");
 		return 2;
 	}
 	s = kview_stats_settled(0);

@@ -415,6 +415,41 @@ static inline const char *hexbytes(const unsigned char *b, size_t n)
 	return buf;
 }
 
+/*
+ * Whether @insn, the bytes at @addr, is a call to @dest: what a view's copy
+ * of an ftrace site holds where a view kprobe is armed (a call to
+ * kprobe_view_caller) and the global text where ftrace is enabled.
+ */
+static inline bool insn_calls(const unsigned char *insn, unsigned long addr,
+			      unsigned long dest)
+{
+	int32_t rel;
+
+	memcpy(&rel, insn + 1, sizeof(rel));
+	return insn[0] == 0xe8 && addr + 5 + (long)rel == dest;
+}
+
+/*
+ * A view kprobe armed at @addr: on an ftrace site (@entry), the view's copy
+ * calls kprobe_view_caller, as the global text calls ftrace's caller for a
+ * global one; elsewhere it holds an int3.
+ */
+static inline void check_view_kprobe_insn(struct kview *kv, unsigned long addr,
+					  bool entry)
+{
+	unsigned char vb[5], gb[5];
+
+	check(!kview__read_text(kv, addr, vb, gb, sizeof(vb)), "read text at %#lx: %s",
+	      addr, strerror(errno));
+	if (entry)
+		check(insn_calls(vb, addr, ksym("kprobe_view_caller")),
+		      "the view holds %s at %#lx, not a call to kprobe_view_caller",
+		      hexbytes(vb, 5), addr);
+	else
+		check(vb[0] == 0xcc, "the view holds %s at %#lx, not an int3",
+		      hexbytes(vb, 5), addr);
+}
+
 /* The address of the first jump patch debugfs lists for the views, or 0. */
 static inline unsigned long first_jump_patch(void)
 {
