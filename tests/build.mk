@@ -10,7 +10,7 @@ TEST_CFLAGS := $(CFLAGS) -I$(ROOT)/tests/lib -I$(TEST_BPF_OUT) \
 # name of a guest test -> the skeletons it includes
 TEST_GUEST_PROGS := bpf-smoke workload kview-isolation kview-lifecycle kview-errors \
 	kview-tracepoint kview-mirror untraced-syscalls kview-pre kview-scope kview-faults kview-stress \
-	kview-skeleton kview-multi
+	kview-skeleton kview-multi kview-trampoline
 skels_bpf-smoke := smoke
 skels_kview-isolation := count
 skels_kview-lifecycle := count
@@ -24,11 +24,13 @@ skels_kview-faults := count tpcount
 skels_kview-stress := stress
 skels_kview-skeleton := skel
 skels_kview-multi := multi
+skels_kview-trampoline := tramp
 # BPF objects the tests load by path
 TEST_BPF_OBJS := $(patsubst $(ROOT)/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard $(ROOT)/tests/bpf/*.bpf.c))
 
 # Objects built on the shared counting code
-$(TEST_BPF_OUT)/count.bpf.o $(TEST_BPF_OUT)/tpcount.bpf.o: $(ROOT)/tests/bpf/pidcount.h
+$(TEST_BPF_OUT)/count.bpf.o $(TEST_BPF_OUT)/tpcount.bpf.o $(TEST_BPF_OUT)/tramp.bpf.o: \
+	$(ROOT)/tests/bpf/pidcount.h
 
 tests: $(addprefix $(TEST_GUEST_OUT)/,$(TEST_GUEST_PROGS)) $(TEST_BPF_OBJS)
 

@@ -49,22 +49,6 @@ static void write_file(const char *path, const char *s, bool append)
 	close(fd);
 }
 
-/* Lines of the trace buffer that mention "-PID " and @what. */
-static int trace_lines(pid_t pid, const char *what)
-{
-	char line[1024], tag[32];
-	int n = 0;
-	FILE *f = fopen(TRACING "trace", "r");
-
-	check(f, "trace: %s", strerror(errno));
-	snprintf(tag, sizeof(tag), "-%d ", pid);
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, tag) && strstr(line, what))
-			n++;
-	fclose(f);
-	return n;
-}
-
 static struct count *load(const char *prog)
 {
 	struct count *skel = count__open();
@@ -74,22 +58,6 @@ static struct count *load(const char *prog)
 	only_program(skel->obj, prog);
 	check(!count__load(skel), "load %s: %s", prog, strerror(errno));
 	return skel;
-}
-
-/* The view's and the global bytes at @addr must be equal. */
-static void expect_same(struct kview *kv, unsigned long addr, size_t len,
-			const char *when)
-{
-	unsigned char vb[64], gb[64];
-
-	check(!kview__read_text(kv, addr, vb, gb, len), "read text: %s",
-	      strerror(errno));
-	if (memcmp(vb, gb, len)) {
-		diag("view   %s", hexbytes(vb, len));
-		diag("global %s", hexbytes(gb, len));
-		fail("%s: the view's bytes at %#lx differ from the global ones",
-		     when, addr);
-	}
 }
 
 static unsigned char view_byte(struct kview *kv, unsigned long addr,
@@ -186,9 +154,9 @@ static void test_kprobe_event(void)
 	/* One view kprobe less: its byte is back, the copy matches. */
 	bpf_link__destroy(lo);
 	check_view_kprobe_insn(kv, fn, true);
-	expect_same(kv, fn + 5, 32, "after the view kprobe at +5 left");
+	check_text_same(kv, fn + 5, 32, "after the view kprobe at +5 left");
 	bpf_link__destroy(le);
-	expect_same(kv, fn, 32, "after both view kprobes left");
+	check_text_same(kv, fn, 32, "after both view kprobes left");
 
 	kill(t, SIGKILL);
 	wait_exit(t);
@@ -239,7 +207,7 @@ static void test_ftrace(void)
 	      "the site is not back to the NOP");
 
 	bpf_link__destroy(le);
-	expect_same(kv, fn, 16, "after the view kprobe left");
+	check_text_same(kv, fn, 16, "after the view kprobe left");
 	kill(t, SIGKILL);
 	wait_exit(t);
 	kview__destroy(kv);
@@ -289,7 +257,7 @@ static void test_ftrace_loop(void)
 	check(lines > 0, "the function tracer missed the view's task");
 
 	bpf_link__destroy(le);
-	expect_same(kv, fn, 16, "after the view kprobe left");
+	check_text_same(kv, fn, 16, "after the view kprobe left");
 	check_eq(kview_verify_total(NULL), 0);
 	kill(t, SIGKILL);
 	wait_exit(t);
@@ -397,15 +365,15 @@ static void test_static_key(void)
 	check(site, "kernel.bpf_stats_enabled changed nothing in bpf_prog_test_run_syscall()");
 	diag("bpf_stats_enabled_key site at bpf_prog_test_run_syscall+%#lx", site - fn);
 	lh = probe_page(kv, helper, site);
-	expect_same(kv, site, 5, "before the sysctl");
+	check_text_same(kv, site, 5, "before the sysctl");
 
 	write_file(sysctl, "1", false);
-	expect_same(kv, site, 5, "with bpf_stats_enabled");
+	check_text_same(kv, site, 5, "with bpf_stats_enabled");
 	for (i = 0; i < 100; i++)
 		check(!bpf_prog_test_run_opts(fd, &run), "test run: %s",
 		      strerror(errno));
 	write_file(sysctl, "0", false);
-	expect_same(kv, site, 5, "after bpf_stats_enabled");
+	check_text_same(kv, site, 5, "after bpf_stats_enabled");
 	for (i = 0; i < 100; i++)
 		check(!bpf_prog_test_run_opts(fd, &run), "test run: %s",
 		      strerror(errno));
@@ -418,7 +386,7 @@ static void test_static_key(void)
 	check_eq(info.run_cnt, 100);
 
 	bpf_link__destroy(lh);
-	expect_same(kv, site, 5, "after the helper kprobe left");
+	check_text_same(kv, site, 5, "after the helper kprobe left");
 	kview__destroy(kv);
 	sysprog__destroy(sys);
 	count__destroy(helper);
@@ -454,7 +422,7 @@ static void test_tracepoint(void)
 
 	write_file(TRACING "trace", "", false);
 	write_file(enable, "1", false);
-	expect_same(kv, site, 5, "with the event enabled globally");
+	check_text_same(kv, site, 5, "with the event enabled globally");
 	resume(t);
 	WAIT_FOR(map_u32_count(bpf_map__fd(skel->maps.counts), t) > 0, 20);
 	kill(t, SIGSTOP);
@@ -475,7 +443,7 @@ static void test_tracepoint(void)
 	check(events > 0, "the view program missed the target");
 
 	bpf_link__destroy(link);
-	expect_same(kv, site, 5, "after the view's detach");
+	check_text_same(kv, site, 5, "after the view's detach");
 	kill(t, SIGKILL);
 	wait_exit(t);
 	kview__destroy(kv);

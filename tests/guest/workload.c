@@ -14,6 +14,10 @@
  *   workload forks N            fork N children that exit at once
  *   workload forkspin           fork a child; both do marked reads forever
  *   workload syscalls N         N getppid() system calls
+ *   workload getsid N           N getsid(getpid()) calls (getsid(0) does not
+ *                               ask the LSMs); prints how many failed
+ *                               and with which errno ("getsid: F failed,
+ *                               errno E"), for fmod_ret programs
  *   workload spin               marked reads until killed
  *   workload openspin           open and close /dev/null every 10 ms until
  *                               killed (for opensnoop-style tools)
@@ -234,6 +238,17 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "syscalls") && argc == 3) {
 		for (i = 0; i < n; i++)
 			syscall(SYS_getppid);
+	} else if (!strcmp(argv[1], "getsid") && argc == 3) {
+		long failed = 0;
+		int err = 0;
+
+		for (i = 0; i < n; i++) {
+			if (getsid(getpid()) < 0) {
+				failed++;
+				err = errno;
+			}
+		}
+		printf("getsid: %ld failed, errno %d\n", failed, err);
 	} else if (!strcmp(argv[1], "spin") && argc == 2) {
 		for (;;)
 			reads(1000);

@@ -465,4 +465,70 @@ static inline unsigned long first_jump_patch(void)
 	return addr;
 }
 
+/* Whether view @id's "refused" lines in kview/views have one with @what. */
+static inline bool view_refused(unsigned int id, const char *what)
+{
+	char line[512];
+	unsigned int cur = 0, vid;
+	bool found = false;
+	FILE *f = fopen("/sys/kernel/debug/kview/views", "r");
+
+	check(f, "kview/views: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "view %u ", &vid) == 1)
+			cur = vid;
+		else if (cur == id && !strncmp(line, "\trefused ", 9))
+			found |= strstr(line, what) != NULL;
+	}
+	fclose(f);
+	diag("view %u refused %s: %s", id, what, found ? "yes" : "no");
+	return found;
+}
+
+/* Write @s to the tracefs file @name (under /sys/kernel/tracing/). */
+static inline void tracefs_set(const char *name, const char *s)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/%s", name);
+	f = fopen(path, "w");
+	check(f, "open %s: %s", path, strerror(errno));
+	check(fputs(s, f) >= 0 && !fclose(f), "write '%s' to %s: %s", s, path,
+	      strerror(errno));
+}
+
+/* Lines of the trace buffer that mention "-PID " and @what. */
+static inline int trace_lines(pid_t pid, const char *what)
+{
+	char line[1024], tag[32];
+	int n = 0;
+	FILE *f = fopen("/sys/kernel/tracing/trace", "r");
+
+	check(f, "trace: %s", strerror(errno));
+	snprintf(tag, sizeof(tag), "-%d ", pid);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, tag) && strstr(line, what))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* The view's and the global bytes at @addr must be equal. */
+static inline void check_text_same(struct kview *kv, unsigned long addr,
+				   size_t len, const char *when)
+{
+	unsigned char vb[64], gb[64];
+
+	check(len <= sizeof(vb), "check_text_same: %zu bytes", len);
+	check(!kview__read_text(kv, addr, vb, gb, len), "read text: %s",
+	      strerror(errno));
+	if (memcmp(vb, gb, len)) {
+		diag("view   %s", hexbytes(vb, len));
+		diag("global %s", hexbytes(gb, len));
+		fail("%s: the view's bytes at %#lx differ from the global ones",
+		     when, addr);
+	}
+}
+
 #endif
