@@ -45,16 +45,17 @@ static const char exec_usage[] =
 "Run an unmodified tracing tool (bpftrace, bcc's libbpf-tools, any libbpf\n"
 "program) in the kernel view of process N: every kernel hook TOOL creates\n"
 "with the ordinary APIs (kprobes, kretprobes, kprobe_multi, tracepoints,\n"
-"syscall and raw tracepoints) is written into N's view only, so only N\n"
-"runs it and no other process pays for it.  What a view cannot scope is\n"
-"refused with EOPNOTSUPP, which TOOL reports, and kview exec names: it is\n"
-"never attached for every process: BPF trampolines (fentry/fexit,\n"
-"bpftrace kfunc:), tracefs kprobe_events and event enabling, and\n"
-"tracepoints of modules.  kview exec then says whether TOOL went on\n"
-"without the hook (libbpf-tools probe for fentry and fall back to\n"
-"kprobes) or ended in a failure.  Uprobes (bpftrace BEGIN/END too) are\n"
-"not kernel hooks: they work as without a view.  TOOL's children are in\n"
-"the scope too, and TOOL dies with kview.  The view goes when TOOL exits;\n"
+"syscall and raw tracepoints, BPF trampolines: fentry/fexit/fmod_ret,\n"
+"bpftrace kfunc:) is written into N's view only, so only N runs it and\n"
+"no other process pays for it.  What a view cannot scope is refused with\n"
+"EOPNOTSUPP, which TOOL reports, and kview exec names: it is never\n"
+"attached for every process: hooks in modules (tracepoints, trampolines),\n"
+"LSM and extension programs, tracefs kprobe_events and event enabling.\n"
+"kview exec then says whether TOOL went on without the hook (libbpf-tools\n"
+"probe for fentry and fall back to kprobes) or ended in a failure.\n"
+"Uprobes (bpftrace BEGIN/END too) are not kernel hooks: they work as\n"
+"without a view.  TOOL's children are in the scope too, and TOOL dies\n"
+"with kview.  The view goes when TOOL exits;\n"
 "kview exits with TOOL's status (128+N if signal N ended it; 127: no such\n"
 "TOOL; 125: kview exec failed after starting it).\n"
 "\n"
@@ -196,10 +197,10 @@ static const struct {
 	const char *kind;
 	const char *why;
 } refusal_why[] = {
-	{ "fentry ", "BPF trampolines patch the global text" },
-	{ "fexit ", "BPF trampolines patch the global text" },
-	{ "fmod_ret ", "BPF trampolines patch the global text" },
-	{ "freplace ", "BPF trampolines patch the global text" },
+	{ "fentry ", "a view's BPF trampolines are on core kernel functions with an ftrace site" },
+	{ "fexit ", "a view's BPF trampolines are on core kernel functions with an ftrace site" },
+	{ "fmod_ret ", "a view's BPF trampolines are on core kernel functions with an ftrace site" },
+	{ "freplace ", "BPF extensions replace a BPF program's function for every caller" },
 	{ "lsm ", "LSM programs run for every process" },
 	{ "trace_event ", "kprobe events made in tracefs are armed in the global text" },
 	{ "tracefs ", "what tracefs enables or makes hooks every process" },

@@ -185,12 +185,13 @@ static const struct {
 	{ "tp_btf", NULL },
 	{ "kprobe.multi", NULL },
 	{ "kretprobe.multi", NULL },
-	{ "fentry", "BPF trampolines (fentry/fexit) patch the global text" },
-	{ "fexit", "BPF trampolines (fentry/fexit) patch the global text" },
-	{ "fmod_ret", "BPF trampolines (fmod_ret) patch the global text" },
-	{ "fentry.s", "BPF trampolines (fentry/fexit) patch the global text" },
-	{ "fexit.s", "BPF trampolines (fentry/fexit) patch the global text" },
-	{ "fmod_ret.s", "BPF trampolines (fmod_ret) patch the global text" },
+	{ "fentry", NULL },
+	{ "fexit", NULL },
+	{ "fmod_ret", NULL },
+	{ "fentry.s", NULL },
+	{ "fexit.s", NULL },
+	{ "fmod_ret.s", NULL },
+	{ "freplace", "BPF extensions replace a BPF program's function for every caller" },
 	{ "lsm", "LSM programs hook every process, not kernel text" },
 	{ "lsm.s", "LSM programs hook every process, not kernel text" },
 	{ "iter", "BPF iterators are read, not hooked into kernel text" },
@@ -227,7 +228,7 @@ static enum hook_kind hook_kind(const struct bpf_program *prog,
 		return HOOK_REFUSED;
 	}
 	if (why)
-		*why = "not a kernel hook kview can scope (kprobe/, kretprobe/, tracepoint/, raw_tp/, tp_btf/)";
+		*why = "not a kernel hook kview can scope (kprobe/, kretprobe/, tracepoint/, raw_tp/, tp_btf/, fentry/, fexit/, fmod_ret/)";
 	return HOOK_OTHER;
 }
 

@@ -4,7 +4,7 @@
  * tell apart (tests/guest/kview-skeleton.c): a kprobe with a target (auto-
  * attached in the view), a bare SEC("kprobe") (skipped, attached by hand
  * in the scope), a tracepoint the test marks not to autoattach, an XDP
- * program (a type libbpf does not attach) and a BPF trampoline (refused in
+ * program (a type libbpf does not attach) and an LSM program (refused in
  * a view unless marked not to autoattach).  Counts per tgid (pidcount.h):
  * reads of mark_size bytes by the kprobes, getppid() by the tracepoint.
  */
@@ -50,8 +50,8 @@ int pass_all(struct xdp_md *ctx)
 	return XDP_PASS;
 }
 
-SEC("fentry/ksys_read")
-int BPF_PROG(trampoline_read)
+SEC("lsm/file_open")
+int BPF_PROG(lsm_open, struct file *file)
 {
 	return 0;
 }

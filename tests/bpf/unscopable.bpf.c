@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A program kview cannot scope to a process: a BPF trampoline (fentry)
- * patches the function's global entry.  kview attach must refuse it,
- * naming the section, before anything is attached.
+ * A program kview cannot scope to a process: an LSM program runs for every
+ * process at its hook, not in kernel text a view could copy.  kview attach
+ * must refuse it, naming the section, before anything is attached.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -16,8 +16,8 @@ int BPF_KPROBE(scopable_read)
 	return 0;
 }
 
-SEC("fentry/ksys_read")
-int BPF_PROG(trampoline_read)
+SEC("lsm/file_open")
+int BPF_PROG(lsm_open, struct file *file)
 {
 	return 0;
 }

@@ -72,7 +72,7 @@ expect_error "missing file" "/nonexistent.bpf.o: No such file or directory" \
 	"$K" attach --pid "$T" /nonexistent.bpf.o
 expect_error "not BPF (ELF)" "not a BPF ELF object \(ELF for machine 62" "$K" attach --pid "$T" /bin/true
 expect_error "not BPF (text)" "not a BPF ELF object \(no ELF header\)" "$K" attach --pid "$T" /etc/hostname
-expect_error "unscopable section" "SEC\(\"fentry/ksys_read\"\)\) cannot be scoped to a process: BPF trampolines" \
+expect_error "unscopable section" "SEC\(\"lsm/file_open\"\)\) cannot be scoped to a process: LSM programs" \
 	"$K" attach --pid "$T" "$B/tests/bpf/unscopable.bpf.o"
 modprobe -d "$KVIEW_MODROOT" trace-events-sample || bad "cannot load trace-events-sample"
 expect_error "module tracepoint" "tracepoint/sample-trace/foo_bar.*Operation not supported \(kernel views scope hooks in core kernel text, not in modules\)" \

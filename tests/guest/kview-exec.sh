@@ -9,9 +9,9 @@
 # and a decoy of the same name doing the same work: the tool shows the
 # target's events and none of the decoy's, while the same tool run globally
 # shows both.  Also:
-# -c traces a command from its first instruction (exact count), a hook a
-# view cannot scope is refused, kview exec names it, and nothing stays
-# attached; uprobes (bpftrace's BEGIN and END too) work as without a view;
+# -c traces a command from its first instruction (exact count), bpftrace's
+# kfunc/kretfunc (BPF trampolines) see the target only, a hook a view
+# cannot scope is refused, kview exec names it, and nothing stays attached; uprobes (bpftrace's BEGIN and END too) work as without a view;
 # the tool's exit status is kview's, bad input is a one-line error, and a
 # hook whose events other tasks raise gets its one-line note.
 set -u
@@ -195,9 +195,11 @@ matrix syscount "(^| )$T2 +workload" "(^| )$D2 +workload" syscount -P
 matrix sigsnoop "(^| )$T2 +workload" "(^| )$D2 +workload" sigsnoop
 matrix bindsnoop "(^| )$T2 +workload" "(^| )$D2 +workload" bindsnoop
 matrix solisten "(^| )$T2 +workload" "(^| )$D2 +workload" solisten
-# solisten probes for fentry on inet_listen first: a refusal it goes on after.
-grep -q "^kview: the view refused solisten's hook fentry inet_listen" "$R/exec-solisten-view.out" ||
-	bad "solisten: its fentry probe was not refused and named"
+# solisten probes for fentry on inet_listen first, and takes it: the view
+# holds its fexit now, where it used to refuse it (solisten then fell back
+# to kprobes).
+grep -q "^kview: the view refused" "$R/exec-solisten-view.out" &&
+	bad "solisten: a hook was refused"
 matrix tcpconnect "(^| )$T2 +workload" "(^| )$D2 +workload" tcpconnect
 matrix tcptracer "(^| )$T2 +workload" "(^| )$D2 +workload" tcptracer
 matrix execsnoop "^true +[0-9]+ +$T2 " "^true +[0-9]+ +$D2 " execsnoop
@@ -222,17 +224,32 @@ sed 's/^/#   /' "$R/exec-c.out"
 grep -qx '@reads: 500' "$R/exec-c.out" || bad "-c: bpftrace did not count exactly the command's 500 marked reads"
 stats_clean "-c"
 
-# What a view cannot scope is refused, and nothing is attached globally.
-"$K" exec --pid $T -- bpftrace -e 'kfunc:vfs_read { @ = count(); }' >"$R/exec-kfunc.out" 2>&1
+# bpftrace kfunc:/kretfunc: (BPF trampolines) in the view: the target's
+# reads, none of the decoy's (both read).
+traced kfunc-view 2 3 "$K" exec --pid $T -- bpftrace -e \
+	'kfunc:vfs_read { @enter[pid] = count(); } kretfunc:vfs_read /retval == 7/ { @ret7[pid] = count(); }'
+[ $rc = 0 ] || bad "bpftrace kfunc under kview exec: exit $rc"
+grep -Eq "^@enter\[$T\]: [1-9]" "$R/exec-kfunc-view.out" || bad "kfunc: no reads of the target"
+grep -Eq "^@ret7\[$T\]: [1-9]" "$R/exec-kfunc-view.out" || bad "kretfunc: no marked reads of the target"
+others=$(grep -E '^@(enter|ret7)\[' "$R/exec-kfunc-view.out" | grep -Evc "^@(enter|ret7)\[$T\]")
+[ "$others" = 0 ] || bad "kfunc: $others line(s) of other processes (decoy $D)"
+grep -q "refused" "$R/exec-kfunc-view.out" && bad "kfunc: a hook was refused"
+stats_clean "bpftrace kfunc in a view"
+
+# What a view cannot scope is refused, and nothing is attached globally:
+# a trampoline on a module's function.
+modprobe -d "$KVIEW_MODROOT" trace-events-sample || bad "cannot load trace-events-sample"
+"$K" exec --pid $T -- bpftrace -e 'kfunc:trace_events_sample:foo_bar_reg { @ = count(); }' \
+	>"$R/exec-kfunc.out" 2>&1
 rc=$?
-say "bpftrace kfunc: under kview exec: exit $rc"
+say "bpftrace kfunc on a module function under kview exec: exit $rc"
 sed 's/^/#   /' "$R/exec-kfunc.out"
 [ $rc != 0 ] || bad "bpftrace kfunc: in a view did not fail"
 grep -q "kview: bpftrace exited: exit $rc" "$R/exec-kfunc.out" || bad "kview exec did not exit with bpftrace's status"
 # bpftrace and kview share stderr, and bpftrace writes its "ERROR: ..." and
 # the newline after it apart: a line of kview's (written whole) can follow
 # bpftrace's text on the same line.  Hence no ^ or -x below.
-grep -q "kview: the view refused bpftrace's hook fentry vfs_read: BPF trampolines patch the global text" \
+grep -q "kview: the view refused bpftrace's hook fentry foo_bar_reg: a view's BPF trampolines are on core kernel functions with an ftrace site" \
 	"$R/exec-kfunc.out" || bad "kview exec did not name the refused hook"
 grep -qF "kview: bpftrace did not go on without the refused hook(s): it ended with exit $rc" \
 	"$R/exec-kfunc.out" || bad "kview exec did not say that bpftrace gave up after the refusal"
@@ -242,12 +259,13 @@ left=$(bpftool -j link show 2>/dev/null | grep -o '"type":"tracing"' | wc -l)
 stats_clean "a refused kfunc"
 
 # The same refusal with -j: one JSON line naming the hook.
-"$K" exec -j -q --pid $T -- bpftrace -e 'kfunc:vfs_read { @ = count(); }' \
+"$K" exec -j -q --pid $T -- bpftrace -e 'kfunc:trace_events_sample:foo_bar_reg { @ = count(); }' \
 	>/dev/null 2>"$R/exec-kfunc-json.err"
-say "bpftrace kfunc: under kview exec -j -q:"
+say "bpftrace kfunc on a module function under kview exec -j -q:"
 sed 's/^/#   /' "$R/exec-kfunc-json.err"
-grep -qF '{"type":"refused","tool":"bpftrace","hook":"fentry vfs_read","why":"BPF trampolines patch the global text"}' \
+grep -qF '{"type":"refused","tool":"bpftrace","hook":"fentry foo_bar_reg","why":"a view'"'"'s BPF trampolines are on core kernel functions with an ftrace site"}' \
 	"$R/exec-kfunc-json.err" || bad "kview exec -j: no JSON line naming the refused hook"
+rmmod trace_events_sample || bad "cannot unload trace-events-sample"
 grep -Eq '\{"type":"refusal_outcome","tool":"bpftrace","went_on":false,"status":"exit [0-9]+"\}$' \
 	"$R/exec-kfunc-json.err" || bad "kview exec -j: no JSON line saying bpftrace gave up"
 stats_clean "a refused kfunc, -j"

@@ -6,12 +6,12 @@
  *   attach   the kprobe with a target is attached in the view (its link in
  *            skel->links), counts the target's reads and not the decoy's;
  *            the bare SEC("kprobe"), the program marked not to autoattach,
- *            the XDP program and the trampoline marked not to autoattach
+ *            the XDP program and the LSM program marked not to autoattach
  *            are skipped (links NULL); a link set by the caller is left
  *            alone; the bare kprobe attached by hand in the scope counts
  *            the target only; bpf_object__detach_skeleton() leaves the
  *            view with nothing attached and the text clean
- *   refused  the trampoline left to autoattach: -EOPNOTSUPP naming it, no
+ *   refused  the LSM program left to autoattach: -EOPNOTSUPP naming it, no
  *            link set, nothing attached in the view
  */
 #include <errno.h>
@@ -23,15 +23,15 @@
 
 #define READS 2000
 
-static struct skel *load(bool trampoline_auto)
+static struct skel *load(bool lsm_auto)
 {
 	struct skel *skel = skel__open();
 
 	check(skel, "open skel.bpf.o: %s", strerror(errno));
 	skel->rodata->mark_size = 1;	/* dd bs=1 */
 	bpf_program__set_autoattach(skel->progs.not_auto, false);
-	if (!trampoline_auto)
-		bpf_program__set_autoattach(skel->progs.trampoline_read, false);
+	if (!lsm_auto)
+		bpf_program__set_autoattach(skel->progs.lsm_open, false);
 	check(!skel__load(skel), "load skel.bpf.o: %s", strerror(errno));
 	return skel;
 }
@@ -40,7 +40,7 @@ static void check_no_links(struct skel *skel)
 {
 	check(!skel->links.auto_read && !skel->links.manual_read &&
 	      !skel->links.not_auto && !skel->links.pass_all &&
-	      !skel->links.trampoline_read, "a link is set");
+	      !skel->links.lsm_open, "a link is set");
 }
 
 static void test_attach(void)
@@ -67,7 +67,7 @@ static void test_attach(void)
 	check(!skel->links.manual_read, "the bare SEC(\"kprobe\") was attached");
 	check(skel->links.not_auto == mine, "the caller's link was replaced");
 	check(!skel->links.pass_all, "the XDP program was attached");
-	check(!skel->links.trampoline_read, "the trampoline marked not to autoattach was attached");
+	check(!skel->links.lsm_open, "the LSM program marked not to autoattach was attached");
 	/* The bare kprobe, by hand in the scope. */
 	check(!kview__enter_scope(kv), "enter scope: %s", strerror(errno));
 	skel->links.manual_read = bpf_program__attach_kprobe(skel->progs.manual_read,
@@ -113,10 +113,10 @@ static void test_refused(void)
 
 	check(kv, "kview__create: %s", strerror(errno));
 	err = kview__attach_skeleton(kv, skel->skeleton, &opts);
-	diag("kview__attach_skeleton with the trampoline: %s, failed program %s",
+	diag("kview__attach_skeleton with the LSM program: %s, failed program %s",
 	     strerror(-err), failed ? bpf_program__name(failed) : "none");
 	check_eq(err, -EOPNOTSUPP);
-	check(failed == skel->progs.trampoline_read, "failed_prog is not the trampoline");
+	check(failed == skel->progs.lsm_open, "failed_prog is not the LSM program");
 	check_no_links(skel);
 	check(!kview__info(kv, &info), "kview__info: %s", strerror(errno));
 	check_eq(info.nr_attachments, 0);
