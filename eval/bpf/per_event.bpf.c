@@ -24,6 +24,11 @@
  *                                                delete(@s[tid]); }
  *   17 multiple          k:vfs_read { @[kstack, ustack] = hist(arg2) }
  *   18 per event         k:vfs_read { printf("%d bytes\n", arg2) }
+ *   19 fentry            f:vfs_read { 1 }           (BPF trampolines: bpftrace's
+ *   20 fexit             fr:vfs_read { 1 }           kfunc:/kretfunc:)
+ *   21 fentry map        f:vfs_read { @ = count() }
+ *   22 fentry histogram  f:vfs_read { @ = hist(args->count) }
+ *   23 fexit histogram   fr:vfs_read { @ = hist(retval) }
  *
  * Counting maps are per-CPU, as bpftrace's count() and hist() are.  The
  * driver (eval/guest/per-event.c) loads one script at a time.
@@ -290,5 +295,43 @@ int s18_per_event(struct pt_regs *ctx)
 	struct pe_event e = { .len = PT_REGS_PARM3(ctx) };
 
 	bpf_perf_event_output(ctx, &output, BPF_F_CURRENT_CPU, &e, sizeof(e));
+	return 0;
+}
+
+SEC("fentry/vfs_read")
+int BPF_PROG(s19_fentry)
+{
+	return 0;
+}
+
+SEC("fexit/vfs_read")
+int BPF_PROG(s20_fexit)
+{
+	return 0;
+}
+
+SEC("fentry/vfs_read")
+int BPF_PROG(s21_fentry_map)
+{
+	u32 zero = 0;
+	u64 *n = bpf_map_lookup_elem(&total, &zero);
+
+	if (n)
+		*n += 1;
+	return 0;
+}
+
+SEC("fentry/vfs_read")
+int BPF_PROG(s22_fentry_histogram, struct file *file, char *buf, size_t count)
+{
+	count_at(log2_slot(count));
+	return 0;
+}
+
+SEC("fexit/vfs_read")
+int BPF_PROG(s23_fexit_histogram, struct file *file, char *buf, size_t count,
+	     loff_t *pos, ssize_t ret)
+{
+	count_at(log2_slot(ret));
 	return 0;
 }

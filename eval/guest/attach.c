@@ -14,6 +14,16 @@
  *           globally; in a view one kprobe per function, detached with
  *           one RCU grace period for all); left out, and said so, on a
  *           kernel without kprobe_multi (CONFIG_FPROBE off, as Debian's).
+ *   fentry  N fentry programs (BPF trampolines) on N distinct functions
+ *           (the spread ones that have BTF and take an fentry program):
+ *           an ftrace direct call per function globally, the views'
+ *           copies of the sites call the trampolines in a view;
+ *   fentry-same  N fentry programs on vfs_read: one trampoline, rebuilt
+ *           at each link.
+ *
+ * Every fentry program is loaded before the rounds (a trampoline program
+ * is loaded for its function: 2 x N programs), so that attach time is the
+ * links', as for the kprobes, whose one program is loaded once.
  *
  * For each, "global" attaches N links for everyone, "kview" makes a view
  * for an idle process and attaches them in it; attach time includes making
@@ -27,6 +37,8 @@
  *   attach ROUNDS MAXN OUT.csv TEXT.csv
  */
 #include "evalutil.h"
+#include <bpf/btf.h>
+
 #include "kprobe_count.skel.h"
 
 #define MAXN 64
@@ -131,9 +143,95 @@ struct result {
 	struct kview_info info;
 };
 
-enum series { SPREAD, SAME, MULTI, NR_SERIES };
+enum series { SPREAD, SAME, MULTI, FENTRY, FENTRY_SAME, NR_SERIES };
 
-static const char *const series_names[NR_SERIES] = { "spread", "same", "multi" };
+static const char *const series_names[NR_SERIES] = {
+	"spread", "same", "multi", "fentry", "fentry-same"
+};
+
+/* Loaded fentry programs: on funcs[i], and on vfs_read. */
+static int fentry_fds[MAXN], fentry_same_fds[MAXN];
+
+/* An fentry program that returns 0 on the function with BTF id @btf_id. */
+static int load_fentry(__u32 btf_id)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = btf_id);
+
+	return bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns,
+			     sizeof(insns) / sizeof(insns[0]), &opts);
+}
+
+/* An fentry program on @name that attaches (globally), or -1. */
+static int try_fentry(struct btf *btf, const char *name)
+{
+	int id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	int fd, link;
+
+	if (id <= 0)
+		return -1;
+	fd = load_fentry(id);
+	if (fd < 0)
+		return -1;
+	link = bpf_link_create(fd, 0, BPF_TRACE_FENTRY, NULL);
+	if (link < 0) {
+		close(fd);
+		return -1;
+	}
+	close(link);
+	return fd;
+}
+
+/*
+ * Load an fentry program for each of funcs[] and MAXN for vfs_read.  The
+ * spread functions are kprobe-able, hence traceable; one without BTF (or
+ * that fentry refuses) is replaced by the first traceable core-text
+ * function after it in kallsyms order that takes one (ffuncs[]).
+ */
+static char ffuncs[MAXN][256];
+
+static void load_fentries(unsigned long stext, unsigned long etext)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	char line[512], sym[256], t;
+	unsigned long addr, at;
+	int i, id;
+	FILE *f;
+
+	check(btf, "vmlinux BTF: %s", strerror(errno));
+	for (i = 0; i < MAXN; i++) {
+		snprintf(ffuncs[i], sizeof(ffuncs[i]), "%.255s", funcs[i]);
+		fentry_fds[i] = try_fentry(btf, funcs[i]);
+		if (fentry_fds[i] >= 0)
+			continue;
+		at = ksym(funcs[i]);
+		f = fopen("/proc/kallsyms", "r");
+		check(f, "/proc/kallsyms: %s", strerror(errno));
+		while (fentry_fds[i] < 0 && fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%lx %c %255s", &addr, &t, sym) != 3 ||
+			    (t != 't' && t != 'T') || addr <= at || addr >= etext ||
+			    addr < stext || !is_traceable(sym))
+				continue;
+			fentry_fds[i] = try_fentry(btf, sym);
+			if (fentry_fds[i] >= 0)
+				snprintf(ffuncs[i], sizeof(ffuncs[i]), "%.255s", sym);
+		}
+		fclose(f);
+		check(fentry_fds[i] >= 0, "no fentry-able function after %s", funcs[i]);
+	}
+	id = btf__find_by_name_kind(btf, "vfs_read", BTF_KIND_FUNC);
+	check(id > 0, "no BTF for vfs_read");
+	for (i = 0; i < MAXN; i++) {
+		fentry_same_fds[i] = load_fentry(id);
+		check(fentry_same_fds[i] >= 0, "load fentry on vfs_read: %s", strerror(errno));
+	}
+	btf__free(btf);
+}
 
 static void one(struct kprobe_count *skel, enum series series, bool in_view,
 		int n, pid_t idle, struct result *res)
@@ -141,6 +239,7 @@ static void one(struct kprobe_count *skel, enum series series, bool in_view,
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, mopts, .cnt = n);
 	const char *syms[MAXN];
 	struct bpf_link *links[MAXN];
+	int link_fds[MAXN];
 	struct kview *kv = NULL;
 	int i, nlinks = n;
 	long long t0;
@@ -162,11 +261,19 @@ static void one(struct kprobe_count *skel, enum series series, bool in_view,
 		      in_view ? "kview" : "global", strerror(errno));
 		nlinks = 1;
 	}
-	for (i = 0; series != MULTI && i < n; i++) {
+	for (i = 0; (series == SPREAD || series == SAME) && i < n; i++) {
 		const char *fn = series == SPREAD ? funcs[i] : "vfs_read";
 
 		links[i] = bpf_program__attach_kprobe(skel->progs.count_read, false, fn);
 		check(links[i], "attach kprobe %s (%s): %s", fn,
+		      in_view ? "kview" : "global", strerror(errno));
+	}
+	for (i = 0; (series == FENTRY || series == FENTRY_SAME) && i < n; i++) {
+		int fd = series == FENTRY ? fentry_fds[i] : fentry_same_fds[i];
+
+		link_fds[i] = bpf_link_create(fd, 0, BPF_TRACE_FENTRY, NULL);
+		check(link_fds[i] >= 0, "attach fentry on %s (%s): %s",
+		      series == FENTRY ? ffuncs[i] : "vfs_read",
 		      in_view ? "kview" : "global", strerror(errno));
 	}
 	if (kv)
@@ -175,6 +282,11 @@ static void one(struct kprobe_count *skel, enum series series, bool in_view,
 	if (kv)
 		check(!kview__info(kv, &res->info), "info: %s", strerror(errno));
 	t0 = now_ns();
+	if (series == FENTRY || series == FENTRY_SAME) {
+		for (i = 0; i < n; i++)
+			close(link_fds[i]);
+		nlinks = 0;
+	}
 	for (i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
 	kview__destroy(kv);
@@ -209,6 +321,7 @@ int main(int argc, char **argv)
 	etext = ksym("_etext");
 	load_traceable();
 	pick_functions(skel, stext, etext);
+	load_fentries(stext, etext);
 	/* Whether the kernel has kprobe_multi links at all. */
 	sym0 = funcs[0];
 	probe.syms = &sym0;

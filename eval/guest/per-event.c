@@ -53,6 +53,11 @@ static const struct script {
 	{ .id = "16", .name = "timing", .progs = { "s16_timing_entry", "s16_timing_return" } },
 	{ .id = "17", .name = "multiple", .progs = { "s17_multiple" } },
 	{ .id = "18", .name = "per event", .progs = { "s18_per_event" } },
+	{ .id = "19", .name = "fentry", .progs = { "s19_fentry" } },
+	{ .id = "20", .name = "fexit", .progs = { "s20_fexit" } },
+	{ .id = "21", .name = "fentry map", .progs = { "s21_fentry_map" } },
+	{ .id = "22", .name = "fentry histogram", .progs = { "s22_fentry_histogram" } },
+	{ .id = "23", .name = "fexit histogram", .progs = { "s23_fexit_histogram" } },
 };
 #define NSCRIPTS (int)(sizeof(scripts) / sizeof(scripts[0]))
 

@@ -22,22 +22,27 @@ rows() { awk -F, -v m="$2" 'NR > 1 && $0 ~ m' "$1" | wc -l; }
 awk -F, 'NR > 1 && $3 == "kview" && ($22 == 0 || $25 == 0) { exit 1 }' "$out/mc.csv" ||
 	bad "memcached: a kview run without patched sites or view memory"
 
-"$E/per-event" 1 2000 "$out/pe.csv" 02 06 09 >/dev/null || bad "per-event driver failed"
-# control + 02 (global, kview) + 06 (global only) + 09 (global, kview), twice.
-[ "$(rows "$out/pe.csv" .)" = 12 ] || bad "per-event: $(rows "$out/pe.csv" .) rows, expected 12"
+"$E/per-event" 1 2000 "$out/pe.csv" 02 06 09 20 >/dev/null || bad "per-event driver failed"
+# control + 02 (global, kview) + 06 (global only) + 09 (global, kview) +
+# 20 (fexit: global, kview), twice.
+[ "$(rows "$out/pe.csv" .)" = 16 ] || bad "per-event: $(rows "$out/pe.csv" .) rows, expected 16"
 [ "$(rows "$out/pe.csv" ',06,uprobe,kview,')" = 0 ] || bad "per-event: uprobe ran in a view"
 
 "$E/attach" 1 4 "$out/at.csv" "$out/text.csv" >/dev/null || bad "attach driver failed"
-# 2 rounds x 3 series x N in 1,2,4 x 2 modes; 2 series on a kernel without
+# 2 rounds x 5 series x N in 1,2,4 x 2 modes; 4 series on a kernel without
 # kprobe_multi (no fprobe: Debian's 6.1).
-series=3
-grep -q ' register_fprobe$' /proc/kallsyms || series=2
+series=5
+grep -q ' register_fprobe$' /proc/kallsyms || series=4
 [ "$(rows "$out/at.csv" .)" = $((series * 12)) ] ||
 	bad "attach: $(rows "$out/at.csv" .) rows, expected $((series * 12))"
 awk -F, 'NR > 1 && $3 == "spread" && $4 == "kview" && $11 != $5 { exit 1 }' "$out/at.csv" ||
 	bad "attach: a spread view without one private page per probe"
 awk -F, 'NR > 1 && $3 == "multi" && $4 == "kview" && $10 != $5 { exit 1 }' "$out/at.csv" ||
 	bad "attach: a kprobe_multi link in a view without one site per function"
+awk -F, 'NR > 1 && $3 == "fentry" && $4 == "kview" && $10 != $5 { exit 1 }' "$out/at.csv" ||
+	bad "attach: fentry programs in a view without one site per function"
+awk -F, 'NR > 1 && $3 == "fentry-same" && $4 == "kview" && $10 != 1 { exit 1 }' "$out/at.csv" ||
+	bad "attach: fentry programs on one function in a view without exactly one site"
 
 # Debian's bpftrace (a kprobe:tcp_* wildcard) and opensnoop, with their own
 # filter and under kview exec: the driver checks each run's output (the
