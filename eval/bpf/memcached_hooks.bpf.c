@@ -94,3 +94,20 @@ COPY(0)
 COPY(1)
 COPY(2)
 COPY(3)
+
+/*
+ * The fentry hook set (memcached --fentry): the kprobe hooks as fentry
+ * programs.  A trampoline program is loaded for one function, so there is
+ * one per (function, copy): on_fentry<f * MC_COPIES + copy> (f: the
+ * function's place among the kprobe hooks, MC_FENTRY_PROGS in all), whose target
+ * the driver sets before load (and leaves the unused ones unloaded).
+ */
+#define FENTRY(i)						\
+	SEC("fentry") int on_fentry##i(void *ctx)		\
+	{							\
+		return hit(ctx);				\
+	}
+FENTRY(0) FENTRY(1) FENTRY(2) FENTRY(3) FENTRY(4) FENTRY(5) FENTRY(6) FENTRY(7)
+FENTRY(8) FENTRY(9) FENTRY(10) FENTRY(11) FENTRY(12) FENTRY(13) FENTRY(14) FENTRY(15)
+FENTRY(16) FENTRY(17) FENTRY(18) FENTRY(19) FENTRY(20) FENTRY(21) FENTRY(22) FENTRY(23)
+FENTRY(24) FENTRY(25) FENTRY(26) FENTRY(27) FENTRY(28) FENTRY(29) FENTRY(30) FENTRY(31)

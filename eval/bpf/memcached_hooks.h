@@ -5,6 +5,7 @@
 
 #define MC_MAX_HOOKS 64	/* attachments */
 #define MC_COPIES 4	/* copies of each program in the object */
+#define MC_FENTRY_PROGS 32	/* fentry programs: 8 functions x MC_COPIES */
 
 /* One event of the post mode's ring buffer. */
 struct mc_event {

@@ -72,6 +72,12 @@ static inline struct bpf_link *attach_hook(struct bpf_program *prog,
 		snprintf(cat, sizeof(cat), "%.*s", (int)(slash - name), name);
 		return bpf_program__attach_tracepoint_opts(prog, cat, slash + 1, &to);
 	}
+	if (type == BPF_PROG_TYPE_TRACING) {
+		/* fentry/fexit: the function was set before load. */
+		LIBBPF_OPTS(bpf_trace_opts, fo, .cookie = cookie);
+
+		return bpf_program__attach_trace_opts(prog, &fo);
+	}
 	errno = EINVAL;
 	return NULL;
 }

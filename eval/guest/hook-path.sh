@@ -6,12 +6,12 @@
 # same bpftrace program in its kernel view (kview exec).  The host, attached
 # with gdb, single-steps hits of each: the dds are told apart by name.
 #
-#   hook-path.sh FUNC GOFILE [COUNT]
+#   hook-path.sh FUNC GOFILE [PROBE] [COUNT]     (PROBE: kprobe or kfunc)
 set -eu
-func=$1 go=$2 count=${3:-3000}
+func=$1 go=$2 probe=${3:-kprobe} count=${4:-3000}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 kview=$root/build/userspace/kview
-prog="kprobe:$func { @ = count(); }"
+prog="$probe:$func { @ = count(); }"
 
 cp /bin/dd /tmp/hp-global
 cp /bin/dd /tmp/hp-view

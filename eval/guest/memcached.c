@@ -28,7 +28,10 @@
  * census attaches one counting program per hook globally for everyone
  * and says how often memcached's requests hit each hook.
  *
- *   memcached ROUNDS SECONDS NS MODES OUT.csv [CENSUS.csv]
+ * With --fentry, the kprobe hooks of the list are fentry programs (BPF
+ * trampolines on the same functions; bpftrace's kfunc:) instead.
+ *
+ *   memcached [--fentry] ROUNDS SECONDS NS MODES OUT.csv [CENSUS.csv]
  *     NS: comma-separated program counts (e.g. 1,4,16,64)
  *     MODES: comma-separated, of none,post,in,pre,kview
  */
@@ -75,6 +78,52 @@ static const struct hook {
 static bool is_tracepoint(const struct hook *h)
 {
 	return strchr(h->name, '/');
+}
+
+/* The function hooks are fentry programs, not kprobes (--fentry). */
+static bool fentry_set;
+
+static const char *hook_kind(const struct hook *h)
+{
+	return is_tracepoint(h) ? "tracepoint" : fentry_set ? "fentry" : "kprobe";
+}
+
+/* The fentry program of copy @copy on function hook @h. */
+static struct bpf_program *fentry_program(struct memcached_hooks *skel,
+					  const struct hook *h, int copy)
+{
+	char name[32];
+	int f = 0, i;
+
+	for (i = 0; &hooks[i] != h; i++)
+		f += !is_tracepoint(&hooks[i]);
+	check(f * MC_COPIES + copy < MC_FENTRY_PROGS, "no fentry program %d/%d", f, copy);
+	snprintf(name, sizeof(name), "on_fentry%d", f * MC_COPIES + copy);
+	return bpf_object__find_program_by_name(skel->obj, name);
+}
+
+/*
+ * Before load: the fentry programs the first @n attachments use get their
+ * function; the others are not loaded.
+ */
+static void fentry_targets(struct memcached_hooks *skel, int n)
+{
+	struct bpf_program *prog;
+	int i;
+
+	bpf_object__for_each_program(prog, skel->obj)
+		if (bpf_program__type(prog) == BPF_PROG_TYPE_TRACING)
+			bpf_program__set_autoload(prog, false);
+	for (i = 0; fentry_set && i < n; i++) {
+		const struct hook *h = &hooks[i % NHOOKS];
+
+		if (is_tracepoint(h))
+			continue;
+		prog = fentry_program(skel, h, i / NHOOKS);
+		bpf_program__set_autoload(prog, true);
+		check(!bpf_program__set_attach_target(prog, 0, h->name),
+		      "fentry target %s: %s", h->name, strerror(errno));
+	}
 }
 
 /* ---- the traced process ---------------------------------------------- */
@@ -214,6 +263,7 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 			skel->rodata->filter_tgid = traced;
 		if (r->mode == POST)
 			skel->rodata->post = true;
+		fentry_targets(skel, r->n);
 		check(!memcached_hooks__load(skel), "load: %s", strerror(errno));
 	}
 
@@ -227,7 +277,9 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 	}
 	for (i = 0; r->mode != NONE && i < r->n; i++) {
 		const struct hook *h = &hooks[i % NHOOKS];
-		struct bpf_program *prog = program(skel, is_tracepoint(h), i / NHOOKS);
+		struct bpf_program *prog = fentry_set && !is_tracepoint(h) ?
+			fentry_program(skel, h, i / NHOOKS) :
+			program(skel, is_tracepoint(h), i / NHOOKS);
 
 		links[i] = attach_hook(prog, h->name, false, i);
 		check(links[i], "attach %s (%s, program %d): %s", h->name,
@@ -334,8 +386,13 @@ int main(int argc, char **argv)
 	FILE *out, *census = NULL;
 	struct run run;
 
+	if (argc > 1 && !strcmp(argv[1], "--fentry")) {
+		fentry_set = true;
+		argv++;
+		argc--;
+	}
 	if (argc != 6 && argc != 7) {
-		fprintf(stderr, "usage: memcached ROUNDS SECONDS NS MODES OUT.csv [CENSUS.csv]\n");
+		fprintf(stderr, "usage: memcached [--fentry] ROUNDS SECONDS NS MODES OUT.csv [CENSUS.csv]\n");
 		return 2;
 	}
 	rounds = atoi(argv[1]);
@@ -363,7 +420,7 @@ int main(int argc, char **argv)
 		fprintf(census, "hook,kind,events,ops,events_per_op\n");
 		for (i = 0; i < NHOOKS; i++)
 			fprintf(census, "%s,%s,%llu,%llu,%.3f\n", hooks[i].name,
-				is_tracepoint(&hooks[i]) ? "tracepoint" : "kprobe",
+				hook_kind(&hooks[i]),
 				run.per_attach[i], run.ops,
 				(double)run.per_attach[i] / run.ops);
 		fclose(census);
