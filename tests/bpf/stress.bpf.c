@@ -93,6 +93,26 @@ int kp_read_off(struct pt_regs *ctx)
 	return 0;
 }
 
+/*
+ * vfs_read through BPF trampolines (one marked read is one vfs_read):
+ * another function than the kprobes', whose ftrace site a view's kprobe
+ * and its trampoline could not share.
+ */
+SEC("fentry/vfs_read")
+int BPF_PROG(fe_read, struct file *file, char *buf, size_t size)
+{
+	count_event(size == STRESS_MARK);
+	return 0;
+}
+
+SEC("fexit/vfs_read")
+int BPF_PROG(fx_read, struct file *file, char *buf, size_t size, loff_t *pos,
+	     long ret)
+{
+	count_event(ret == STRESS_MARK);
+	return 0;
+}
+
 /* /dev/zero returns what was asked: a marked read returns STRESS_MARK. */
 SEC("kretprobe/ksys_read")
 int BPF_KRETPROBE(krp_read, long ret)

@@ -22,6 +22,16 @@ rows() { awk -F, -v m="$2" 'NR > 1 && $0 ~ m' "$1" | wc -l; }
 awk -F, 'NR > 1 && $3 == "kview" && ($22 == 0 || $25 == 0) { exit 1 }' "$out/mc.csv" ||
 	bad "memcached: a kview run without patched sites or view memory"
 
+# The fentry hook set: the function hooks as BPF trampolines, N = 16 (all
+# 16 hooks, 8 of them fentry programs: 8 trampoline sites in the view).
+"$E/memcached" --fentry 1 1 16 in,kview "$out/mcf.csv" "$out/censusf.csv" >/dev/null ||
+	bad "memcached --fentry driver failed"
+[ "$(rows "$out/mcf.csv" .)" = 4 ] || bad "memcached --fentry: $(rows "$out/mcf.csv" .) rows, expected 4"
+[ "$(rows "$out/censusf.csv" ',fentry,')" = 8 ] ||
+	bad "census --fentry: $(rows "$out/censusf.csv" ',fentry,') fentry hooks, expected 8"
+awk -F, 'NR > 1 && $3 == "kview" && $4 == 16 && $22 < 8 { exit 1 }' "$out/mcf.csv" ||
+	bad "memcached --fentry: a kview run with fewer than 8 patched sites"
+
 "$E/per-event" 1 2000 "$out/pe.csv" 02 06 09 20 >/dev/null || bad "per-event driver failed"
 # control + 02 (global, kview) + 06 (global only) + 09 (global, kview) +
 # 20 (fexit: global, kview), twice.

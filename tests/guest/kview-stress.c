@@ -14,8 +14,8 @@
  *  - attachments in views (libkview, or the raw scope ioctls around
  *    libbpf's attach), in filter views ("pre"), and globally, mixed on the
  *    same sites: kprobes on ksys_read's ftrace site and at +5, kretprobes,
- *    syscall, raw_syscalls and sched tracepoints, raw and BTF tracepoints;
- *    detach;
+ *    syscall, raw_syscalls and sched tracepoints, raw and BTF tracepoints,
+ *    fentry and fexit programs on vfs_read (BPF trampolines); detach;
  *  - member processes ("workers", this program with --worker, started by
  *    fork+exec and waiting for the go): marked reads (read(2) of
  *    MARK_SIZE bytes of /dev/zero) in a loop, fork (with and without
@@ -633,7 +633,7 @@ static int worker_main(int sock, bool run)
 
 enum hook {
 	H_KP_READ, H_KP_READ_OFF, H_KRP_READ, H_TP_READ, H_TP_READ_EXIT,
-	H_TP_RAW_ENTER, H_RAWTP_ENTER, H_BTF_ENTER,
+	H_TP_RAW_ENTER, H_RAWTP_ENTER, H_BTF_ENTER, H_FE_READ, H_FX_READ,
 	H_TP_EXIT, H_TP_FORK, H_KP_GETPPID, H_KRP_GETPPID,
 	NR_HOOKS
 };
@@ -655,6 +655,8 @@ static const struct {
 			     true, "raw_syscalls/sys_enter" },
 	[H_RAWTP_ENTER] = { "rawtp_enter", "raw_tp:sys_enter", true, NULL },
 	[H_BTF_ENTER] = { "btf_enter", "tp_btf:sys_enter", true, NULL },
+	[H_FE_READ] = { "fe_read", "fentry:vfs_read", true, NULL },
+	[H_FX_READ] = { "fx_read", "fexit:vfs_read", true, NULL },
 	[H_TP_EXIT] = { "tp_exit", "tracepoint:sched:sched_process_exit", false,
 			"sched/sched_process_exit" },
 	[H_TP_FORK] = { "tp_fork", "tracepoint:sched:sched_process_fork", false,
