@@ -3457,7 +3457,7 @@ int main(int argc, char **argv)
 		check_phase(true);
 	teardown();
 	check_clean(oos_before);
-	if (verbose) {
+	{
 		char buf[1024] = "";
 
 		for (i = 0; i < NR_HOOKS; i++)
