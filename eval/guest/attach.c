@@ -19,7 +19,8 @@
  *           an ftrace direct call per function globally, the views'
  *           copies of the sites call the trampolines in a view;
  *   fentry-same  N fentry programs on vfs_read: one trampoline, rebuilt
- *           at each link.
+ *           at each link; N up to 32 (a trampoline holds at most 38
+ *           programs, BPF_MAX_TRAMP_LINKS).
  *
  * Every fentry program is loaded before the rounds (a trampoline program
  * is loaded for its function: 2 x N programs), so that attach time is the
@@ -150,7 +151,8 @@ static const char *const series_names[NR_SERIES] = {
 };
 
 /* Loaded fentry programs: on funcs[i], and on vfs_read. */
-static int fentry_fds[MAXN], fentry_same_fds[MAXN];
+#define MAX_SAME_FENTRY 32	/* a power of 2 below BPF_MAX_TRAMP_LINKS */
+static int fentry_fds[MAXN], fentry_same_fds[MAX_SAME_FENTRY];
 
 /* An fentry program that returns 0 on the function with BTF id @btf_id. */
 static int load_fentry(__u32 btf_id)
@@ -226,7 +228,7 @@ static void load_fentries(unsigned long stext, unsigned long etext)
 	}
 	id = btf__find_by_name_kind(btf, "vfs_read", BTF_KIND_FUNC);
 	check(id > 0, "no BTF for vfs_read");
-	for (i = 0; i < MAXN; i++) {
+	for (i = 0; i < MAX_SAME_FENTRY; i++) {
 		fentry_same_fds[i] = load_fentry(id);
 		check(fentry_same_fds[i] >= 0, "load fentry on vfs_read: %s", strerror(errno));
 	}
@@ -349,6 +351,8 @@ int main(int argc, char **argv)
 			if (s == MULTI && !has_multi)
 				continue;
 			for (n = 1; n <= maxn; n *= 2) {
+				if (s == FENTRY_SAME && n > MAX_SAME_FENTRY)
+					break;
 				for (v = 0; v < 2; v++) {
 					bool in_view = (v + r) % 2;
 

@@ -4,7 +4,7 @@ set logging file /work/main/eval/results/2026-11-26-hook-path-kfunc/steps.log
 set logging overwrite on
 set logging redirect on
 set logging enabled on
-target remote :25293
+target remote :25636
 set $site = (unsigned long)&vfs_read
 # With IBT the ftrace site follows the function's endbr64.
 if *(unsigned int *)$site == 0xfa1e0ff3
