@@ -462,7 +462,7 @@ static void stop_command(pid_t pid, unsigned int id, int sig, bool quiet, int *s
 		*status = -1;
 	if (!quiet && !json_output)
 		note("the command (pid %d) was stopped: %s", pid,
-		     *status == -1 ? "status unknown" : describe_status(*status));
+		     describe_status(*status));
 }
 
 int cmd_attach(int argc, char **argv)
@@ -726,7 +726,7 @@ int cmd_attach(int argc, char **argv)
 				status = -1;
 			cmd_done = true;
 			snprintf(reason, sizeof(reason), "the command exited (%s)",
-				 status == -1 ? "status unknown" : describe_status(status));
+				 describe_status(status));
 			stop_reason = reason;
 			break;
 		}
@@ -770,7 +770,7 @@ int cmd_attach(int argc, char **argv)
 		if (command) {
 			printf(",\"command\":{\"pid\":%d,\"stopped\":%s,\"status\":", pid,
 			       cmd_done ? "false" : "true");
-			json_string(stdout, status == -1 ? "unknown" : describe_status(status));
+			json_string(stdout, describe_status(status));
 			printf("}");
 		}
 		printf("}\n");

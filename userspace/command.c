@@ -82,11 +82,16 @@ bool command_release(int *go_fd)
 	return ok;
 }
 
-/* "exit N" or "killed by signal N (NAME)", for a wait status. */
+/*
+ * "exit N" or "killed by signal N (NAME)", for a wait status; "status
+ * unknown" for -1 (the process was not reaped).
+ */
 const char *describe_status(int status)
 {
 	static char buf[64];
 
+	if (status == -1)
+		return "status unknown";
 	if (WIFSIGNALED(status))
 		snprintf(buf, sizeof(buf), "killed by signal %d (%s)",
 			 WTERMSIG(status), strsignal(WTERMSIG(status)));
