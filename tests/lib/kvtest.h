@@ -148,6 +148,27 @@ static inline size_t map_u32_keys(int fd, unsigned int *keys, size_t max)
 	return n;
 }
 
+/*
+ * A view's program counted for @target exactly what the in-eBPF one
+ * counted (@view_fd, @in_fd: tgid -> count maps), and nobody else (the
+ * decoy's count is shown).  Returns the in-eBPF count.
+ */
+static inline unsigned long long check_counts_equal(int view_fd, int in_fd,
+						    pid_t target, pid_t decoy)
+{
+	unsigned long long want = map_u32_count(in_fd, target);
+	unsigned long long got = map_u32_count(view_fd, target);
+	unsigned int keys[16];
+	size_t nkeys = map_u32_keys(view_fd, keys, 16);
+
+	diag("target %d: kview %llu, in-eBPF %llu; decoy %d: kview %llu; kview map keys %zu",
+	     target, got, want, decoy, map_u32_count(view_fd, decoy), nkeys);
+	check_eq(got, want);
+	check_eq(nkeys, 1);
+	check_eq(keys[0], target);
+	return want;
+}
+
 struct kview_stats {
 	unsigned int views, members, patches, pages, pt_pages;
 	/* since boot: hooks reached outside their view, global fallbacks */
