@@ -19,6 +19,12 @@
  *   kview-isolation mixed      the entry kprobe in the view and, at once,
  *                              globally without a filter: the global one
  *                              sees everybody, the view one only the target
+ *   kview-isolation two        the entry kprobe in the target's view and in
+ *                              the decoy's: one aggregator of two members
+ *                              while the decoy runs (each view's program
+ *                              sees its own process only), then of one
+ *                              once the decoy's goes, while the target runs
+ *                              (the member the aggregator keeps for views)
  */
 #include <errno.h>
 #include <string.h>
@@ -38,6 +44,87 @@ static struct count *load(const char *prog, unsigned int filter)
 	only_program(skel->obj, prog);
 	check(!count__load(skel), "load count.bpf.o: %s", strerror(errno));
 	return skel;
+}
+
+/*
+ * The same kprobe in two views.  While both are attached, the kprobe is
+ * one aggregator of two scoped members, whose handler loops over them;
+ * the decoy runs then.  Once the decoy's program goes, the aggregator has
+ * one member, which a view's call runs directly; the target runs then.
+ * Each view's program must see exactly what an in-eBPF pid filter sees for
+ * its own process, and nothing of the other.
+ */
+static int two_views(void)
+{
+	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+		       "count=" READS, "status=none", NULL };
+	struct count *in_t, *in_d, *view_t, *view_d;
+	struct bpf_link *in_t_link, *in_d_link, *view_t_link, *view_d_link;
+	struct kview *kv_t, *kv_d;
+	struct kview_info info;
+	struct kview_stats s;
+	unsigned long long want;
+	pid_t target, decoy;
+
+	target = spawn_stopped(dd);
+	decoy = spawn_stopped(dd);
+	kv_t = kview__create(target, NULL);
+	check(kv_t, "kview__create(%d): %s", target, strerror(errno));
+	kv_d = kview__create(decoy, NULL);
+	check(kv_d, "kview__create(%d): %s", decoy, strerror(errno));
+
+	in_t = load("tp_enter", target);
+	in_d = load("tp_enter", decoy);
+	view_t = load("kp_entry", 0);
+	view_d = load("kp_entry", 0);
+	in_t_link = bpf_program__attach(in_t->progs.tp_enter);
+	check(in_t_link, "attach in-eBPF for the target: %s", strerror(errno));
+	in_d_link = bpf_program__attach(in_d->progs.tp_enter);
+	check(in_d_link, "attach in-eBPF for the decoy: %s", strerror(errno));
+	view_t_link = kview__attach_program(kv_t, view_t->progs.kp_entry);
+	check(view_t_link, "attach in the target's view: %s", strerror(errno));
+	view_d_link = kview__attach_program(kv_d, view_d->progs.kp_entry);
+	check(view_d_link, "attach in the decoy's view: %s", strerror(errno));
+	check(!kview__info(kv_t, &info), "info: %s", strerror(errno));
+	check_eq(info.nr_patches, 1);
+	check(!kview__info(kv_d, &info), "info: %s", strerror(errno));
+	check_eq(info.nr_patches, 1);
+	check_eq(kview_verify_total(NULL), 0);
+
+	/* Two members: the decoy's hits run the loop. */
+	resume(decoy);
+	check_eq(wait_exit(decoy), 0);
+	bpf_link__destroy(view_d_link);
+	check(!kview__info(kv_d, &info), "info: %s", strerror(errno));
+	check_eq(info.nr_patches, 0);
+
+	/* One member left: the target's hits run it directly. */
+	resume(target);
+	check_eq(wait_exit(target), 0);
+
+	diag("the decoy's view:");
+	want = check_counts_equal(bpf_map__fd(view_d->maps.counts),
+				  bpf_map__fd(in_d->maps.counts), decoy, target);
+	check(want >= 20000, "in-eBPF saw only %llu reads of the decoy", want);
+	diag("the target's view:");
+	want = check_counts_equal(bpf_map__fd(view_t->maps.counts),
+				  bpf_map__fd(in_t->maps.counts), target, decoy);
+	check(want >= 20000, "in-eBPF saw only %llu reads of the target", want);
+
+	bpf_link__destroy(view_t_link);
+	bpf_link__destroy(in_d_link);
+	bpf_link__destroy(in_t_link);
+	check_view_empty_destroy(kv_d);
+	check_view_empty_destroy(kv_t);
+	count__destroy(view_d);
+	count__destroy(view_t);
+	count__destroy(in_d);
+	count__destroy(in_t);
+	s = kview_stats_settled(0);
+	check_eq(s.views, 0);
+	check_eq(s.pages, 0);
+	check_eq(s.out_of_scope, 0);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -68,8 +155,10 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "kretprobe")) {
 		prog = "krp_return";
 		in_prog = "tp_exit";
+	} else if (!strcmp(mode, "two")) {
+		return two_views();
 	} else {
-		fprintf(stderr, "usage: kview-isolation entry|offset|kretprobe|mixed\n");
+		fprintf(stderr, "usage: kview-isolation entry|offset|kretprobe|mixed|two\n");
 		return 2;
 	}
 	addr = ksym("ksys_read") + off;
