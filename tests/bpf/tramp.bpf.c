@@ -91,6 +91,29 @@ int BPF_KPROBE(kp_read)
 	return count_event(true);
 }
 
+/*
+ * cmdline_proc_show(), which samples/livepatch replaces: the livepatch's
+ * ftrace handler moves the RIP, and the view's trampoline and kprobe must
+ * reach the replacement.
+ */
+SEC("fentry/cmdline_proc_show")
+int BPF_PROG(fe_cmdline, struct seq_file *m, void *v)
+{
+	return count_event(true);
+}
+
+SEC("fexit/cmdline_proc_show")
+int BPF_PROG(fx_cmdline, struct seq_file *m, void *v, int ret)
+{
+	return count_ret(ret);
+}
+
+SEC("kprobe/cmdline_proc_show")
+int BPF_KPROBE(kp_cmdline)
+{
+	return count_event(true);
+}
+
 /* A module's function (samples/trace_events): a view cannot patch it. */
 SEC("fentry/foo_bar_reg")
 int BPF_PROG(fe_module)

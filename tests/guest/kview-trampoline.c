@@ -25,6 +25,11 @@
  *                             fexit, every 4th round a global fentry too)
  *                             while target and decoy read on 2 vCPUs
  *   kview-trampoline module   fentry on a module's function: refused
+ *   kview-trampoline livepatch  fentry and fexit, then a kprobe, in the
+ *                             view on cmdline_proc_show() while
+ *                             samples/livepatch replaces it: the view's
+ *                             task runs the replacement, and the view's
+ *                             programs see each of its calls
  *   kview-trampoline busy     a kprobe and a trampoline at the same entry
  *                             of one view: the second gets EBUSY, other
  *                             views are not affected, nothing is left;
@@ -211,10 +216,9 @@ static void test_reads(const char *mode)
 	check_stats_clean();
 }
 
-/* Start `workload getsid N` stopped, its output going to @out. */
-static pid_t spawn_getsid(const char *out)
+/* Start @argv stopped, its output going to @out. */
+static pid_t spawn_out(char **argv, const char *out)
 {
-	char *argv[] = { workload, "getsid", "1000", NULL };
 	int fd, saved;
 	pid_t pid;
 
@@ -228,6 +232,14 @@ static pid_t spawn_getsid(const char *out)
 	close(saved);
 	close(fd);
 	return pid;
+}
+
+/* Start `workload getsid N` stopped, its output going to @out. */
+static pid_t spawn_getsid(const char *out)
+{
+	char *argv[] = { workload, "getsid", "1000", NULL };
+
+	return spawn_out(argv, out);
 }
 
 /* "getsid: F failed, errno E" from @out. */
@@ -543,6 +555,149 @@ static void test_busy(void)
 	check_stats_clean();
 }
 
+#define LP_DIR "/sys/kernel/livepatch/livepatch_sample"
+#define CMDLINES 200
+
+static int sysfs_int(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* The livepatch is @enabled, and every task is on that side of it. */
+static bool livepatch_settled(int enabled)
+{
+	if (!enabled)
+		return access(LP_DIR, F_OK);
+	return sysfs_int(LP_DIR "/enabled") == 1 &&
+	       sysfs_int(LP_DIR "/transition") == 0;
+}
+
+/* "cmdline: P of N patched" from @out: P. */
+static long cmdline_patched(const char *out)
+{
+	long patched, n;
+	FILE *f = fopen(out, "r");
+
+	check(f, "%s: %s", out, strerror(errno));
+	check(fscanf(f, "cmdline: %ld of %ld patched", &patched, &n) == 2,
+	      "no result in %s", out);
+	fclose(f);
+	check_eq(n, CMDLINES);
+	return patched;
+}
+
+/*
+ * A view's hooks on a function that samples/livepatch replaces: the
+ * livepatch's ftrace handler sets the RIP to the replacement, in the global
+ * call at the site.  The view's trampoline (attached before the livepatch
+ * comes) runs ftrace's users first (kview_ftrace_chain), and then calls
+ * what they left in the site's return address, the replacement; the view's
+ * kprobe (attached while the livepatch is on) makes the global call after
+ * its handler.  Either way the view's task reads what the replacement
+ * shows, as every other task does, and the view's programs see each of its
+ * calls, and nothing of the decoy's.
+ */
+static void test_livepatch(void)
+{
+	char n[16];
+	char *argv[] = { workload, "cmdline", n, NULL };
+	unsigned long fn = ksym("cmdline_proc_show");
+	unsigned char vb[5], gb[5];
+	struct bpf_link *le, *lx, *lk;
+	struct tramp *fe, *fx, *kp;
+	struct kview *kv;
+	int32_t rel;
+	pid_t t, d;
+
+	snprintf(n, sizeof(n), "%d", CMDLINES);
+	fe = load("fe_cmdline", 0, 0);
+	fx = load("fx_cmdline", 0, 0);
+	kp = load("kp_cmdline", 0, 0);
+
+	/* The trampoline first, then the livepatch. */
+	t = spawn_out(argv, "/tmp/cmdline-target");
+	d = spawn_out(argv, "/tmp/cmdline-decoy");
+	kv = kview__create(t, NULL);
+	check(kv, "kview__create(%d): %s", t, strerror(errno));
+	le = attach_view(kv, fe, "fe_cmdline");
+	lx = attach_view(kv, fx, "fx_cmdline");
+	check_armed(kv, fn, false);
+	check(!system("modprobe -d \"$KVIEW_MODROOT\" livepatch-sample"),
+	      "cannot load livepatch-sample");
+	check(WAIT_FOR(livepatch_settled(1), 60), "the livepatch did not finish its transition");
+	check(!kview__read_text(kv, fn, vb, gb, 5), "read text: %s", strerror(errno));
+	diag("livepatch on, the view's trampoline at %#lx: view %s, global %s",
+	     fn, hexbytes(vb, 5), hexbytes(gb, 5));
+	check_eq(gb[0], 0xe8);
+	memcpy(&rel, vb + 1, sizeof(rel));
+	check(is_trampoline(fn + 5 + (long)rel),
+	      "the view's site does not call its trampoline");
+	resume(t);
+	resume(d);
+	check_eq(wait_exit(t), 0);
+	check_eq(wait_exit(d), 0);
+	diag("trampoline: target %ld, decoy %ld of %d reads patched; fentry %llu, fexit %llu (decoy %llu, %llu)",
+	     cmdline_patched("/tmp/cmdline-target"), cmdline_patched("/tmp/cmdline-decoy"),
+	     CMDLINES, map_u32_count(bpf_map__fd(fe->maps.counts), t),
+	     map_u32_count(bpf_map__fd(fx->maps.counts), t),
+	     map_u32_count(bpf_map__fd(fe->maps.counts), d),
+	     map_u32_count(bpf_map__fd(fx->maps.counts), d));
+	check_eq(cmdline_patched("/tmp/cmdline-target"), CMDLINES);
+	check_eq(cmdline_patched("/tmp/cmdline-decoy"), CMDLINES);
+	check_eq(map_u32_count(bpf_map__fd(fe->maps.counts), t), CMDLINES);
+	check_eq(map_u32_count(bpf_map__fd(fx->maps.counts), t), CMDLINES);
+	check_eq(map_u32_count(bpf_map__fd(fe->maps.counts), d), 0);
+	check_eq(map_u32_count(bpf_map__fd(fx->maps.counts), d), 0);
+	bpf_link__destroy(lx);
+	bpf_link__destroy(le);
+	check_detached(kv, fn);
+	kview__destroy(kv);
+
+	/* The kprobe while the livepatch is on. */
+	t = spawn_out(argv, "/tmp/cmdline-target");
+	d = spawn_out(argv, "/tmp/cmdline-decoy");
+	kv = kview__create(t, NULL);
+	check(kv, "kview__create(%d): %s", t, strerror(errno));
+	lk = attach_view(kv, kp, "kp_cmdline");
+	check(!kview__read_text(kv, fn, vb, gb, 5), "read text: %s", strerror(errno));
+	diag("livepatch on, the view's kprobe: view %s, global %s",
+	     hexbytes(vb, 5), hexbytes(gb, 5));
+	check(insn_calls(vb, fn, ksym("kprobe_view_caller")),
+	      "the view's site does not hold its kprobe's call");
+	check_eq(gb[0], 0xe8);
+	resume(t);
+	resume(d);
+	check_eq(wait_exit(t), 0);
+	check_eq(wait_exit(d), 0);
+	diag("kprobe: target %ld, decoy %ld of %d reads patched; kprobe %llu (decoy %llu)",
+	     cmdline_patched("/tmp/cmdline-target"), cmdline_patched("/tmp/cmdline-decoy"),
+	     CMDLINES, map_u32_count(bpf_map__fd(kp->maps.counts), t),
+	     map_u32_count(bpf_map__fd(kp->maps.counts), d));
+	check_eq(cmdline_patched("/tmp/cmdline-target"), CMDLINES);
+	check_eq(cmdline_patched("/tmp/cmdline-decoy"), CMDLINES);
+	check_eq(map_u32_count(bpf_map__fd(kp->maps.counts), t), CMDLINES);
+	check_eq(map_u32_count(bpf_map__fd(kp->maps.counts), d), 0);
+	bpf_link__destroy(lk);
+	check_detached(kv, fn);
+	kview__destroy(kv);
+
+	check(!system("echo 0 > " LP_DIR "/enabled"), "cannot disable the livepatch");
+	check(WAIT_FOR(livepatch_settled(0), 60), "the livepatch did not go");
+	check(!system("rmmod livepatch_sample"), "rmmod livepatch_sample failed");
+	tramp__destroy(kp);
+	tramp__destroy(fx);
+	tramp__destroy(fe);
+	check_stats_clean();
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -560,8 +715,10 @@ int main(int argc, char **argv)
 		test_module();
 	else if (!strcmp(mode, "busy"))
 		test_busy();
+	else if (!strcmp(mode, "livepatch"))
+		test_livepatch();
 	else {
-		fprintf(stderr, "usage: kview-trampoline entry|exit|modret|mixed|ftrace|loop|module|busy\n");
+		fprintf(stderr, "usage: kview-trampoline entry|exit|modret|mixed|ftrace|loop|module|busy|livepatch\n");
 		return 2;
 	}
 	return 0;

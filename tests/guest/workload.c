@@ -18,6 +18,10 @@
  *                               ask the LSMs); prints how many failed
  *                               and with which errno ("getsid: F failed,
  *                               errno E"), for fmod_ret programs
+ *   workload cmdline N          N whole reads of /proc/cmdline (one call of
+ *                               cmdline_proc_show() each); prints how many
+ *                               said what samples/livepatch's replacement
+ *                               says ("cmdline: P of N patched")
  *   workload spin               marked reads until killed
  *   workload openspin           open and close /dev/null every 10 ms until
  *                               killed (for opensnoop-style tools)
@@ -68,6 +72,36 @@ static void reads(long n)
 			perror("workload: read");
 			exit(1);
 		}
+}
+
+/* See "cmdline" above. */
+static int cmdline_reads(long n)
+{
+	char buf[4096];
+	long i, patched = 0;
+	ssize_t len, r;
+	int fd;
+
+	for (i = 0; i < n; i++) {
+		fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			perror("workload: /proc/cmdline");
+			return 1;
+		}
+		len = 0;
+		while ((r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+			len += r;
+		close(fd);
+		if (r < 0) {
+			perror("workload: read /proc/cmdline");
+			return 1;
+		}
+		buf[len] = 0;
+		if (strstr(buf, "this has been live patched"))
+			patched++;
+	}
+	printf("cmdline: %ld of %ld patched\n", patched, n);
+	return 0;
 }
 
 static void xfer(int fd, bool send_first)
@@ -249,6 +283,8 @@ int main(int argc, char **argv)
 			}
 		}
 		printf("getsid: %ld failed, errno %d\n", failed, err);
+	} else if (!strcmp(argv[1], "cmdline") && argc == 3) {
+		return cmdline_reads(n);
 	} else if (!strcmp(argv[1], "spin") && argc == 2) {
 		for (;;)
 			reads(1000);
