@@ -62,7 +62,6 @@ static int two_views(void)
 	struct bpf_link *in_t_link, *in_d_link, *view_t_link, *view_d_link;
 	struct kview *kv_t, *kv_d;
 	struct kview_info info;
-	struct kview_stats s;
 	unsigned long long want;
 	pid_t target, decoy;
 
@@ -120,10 +119,8 @@ static int two_views(void)
 	count__destroy(view_t);
 	count__destroy(in_d);
 	count__destroy(in_t);
-	s = kview_stats_settled(0);
-	check_eq(s.views, 0);
-	check_eq(s.pages, 0);
-	check_eq(s.out_of_scope, 0);
+	check_stats_clean();
+	check_eq(kview_stats().out_of_scope, 0);
 	return 0;
 }
 
@@ -138,7 +135,6 @@ int main(int argc, char **argv)
 	const char *prog, *in_prog;
 	unsigned long addr;
 	struct kview_info info;
-	struct kview_stats s;
 	unsigned int nviews;
 	pid_t target, decoy;
 	struct kview *kv;
@@ -234,16 +230,9 @@ int main(int argc, char **argv)
 
 	bpf_link__destroy(view_link);
 	bpf_link__destroy(in_link);
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
-	check_eq(info.nr_patches, 0);
-	check_eq(info.nr_pages, 0);
-	check_eq(info.nr_attachments, 0);
-	kview__destroy(kv);
+	check_view_empty_destroy(kv);
 	count__destroy(view);
 	count__destroy(in);
-	s = kview_stats_settled(0);
-	check_eq(s.views, 0);
-	check_eq(s.pages, 0);
-	check_eq(s.pt_pages, 0);
+	check_stats_clean();
 	return 0;
 }

@@ -102,6 +102,17 @@ static bool is_trampoline(unsigned long addr)
 	return found;
 }
 
+/* Whether @insn, at @fn, is a call of a BPF trampoline. */
+static bool calls_trampoline(const unsigned char *insn, unsigned long fn)
+{
+	int32_t rel;
+
+	if (insn[0] != 0xe8)
+		return false;
+	memcpy(&rel, insn + 1, sizeof(rel));
+	return is_trampoline(fn + 5 + (long)rel);
+}
+
 /*
  * The view holds the trampoline's call at @fn (its own patch: one site on
  * one page), the global text its NOP; or, @global, the global text holds
@@ -112,16 +123,14 @@ static void check_armed(struct kview *kv, unsigned long fn, bool global)
 	unsigned char vb[5], gb[5];
 	struct kview_info info;
 	unsigned int nviews;
-	int32_t rel;
 
 	check(!kview__read_text(kv, fn, vb, gb, 5), "read text: %s", strerror(errno));
 	check(!kview__info(kv, &info), "info: %s", strerror(errno));
 	diag("%s armed: view %s, global %s; %u site(s), %u page(s)",
 	     global ? "globally" : "in the view", hexbytes(vb, 5),
 	     hexbytes(gb, 5), info.nr_patches, info.nr_pages);
-	memcpy(&rel, (global ? gb : vb) + 1, sizeof(rel));
 	check_eq((global ? gb : vb)[0], 0xe8);
-	check(is_trampoline(fn + 5 + (long)rel),
+	check(calls_trampoline(global ? gb : vb, fn),
 	      "the call at %#lx does not go to a BPF trampoline", fn);
 	if (global) {
 		check_eq(info.nr_patches, 0);
@@ -594,6 +603,34 @@ static long cmdline_patched(const char *out)
 	return patched;
 }
 
+/* Target and decoy running @argv (workload cmdline), stopped; the target's view. */
+static struct kview *cmdline_pair(char **argv, pid_t *t, pid_t *d)
+{
+	struct kview *kv;
+
+	*t = spawn_out(argv, "/tmp/cmdline-target");
+	*d = spawn_out(argv, "/tmp/cmdline-decoy");
+	kv = kview__create(*t, NULL);
+	check(kv, "kview__create(%d): %s", *t, strerror(errno));
+	return kv;
+}
+
+/* Run both to the end: each read either made shows the replacement. */
+static void cmdline_run(const char *hook, pid_t t, pid_t d)
+{
+	long tp, dp;
+
+	resume(t);
+	resume(d);
+	check_eq(wait_exit(t), 0);
+	check_eq(wait_exit(d), 0);
+	tp = cmdline_patched("/tmp/cmdline-target");
+	dp = cmdline_patched("/tmp/cmdline-decoy");
+	diag("%s: target %ld, decoy %ld of %d reads patched", hook, tp, dp, CMDLINES);
+	check_eq(tp, CMDLINES);
+	check_eq(dp, CMDLINES);
+}
+
 /*
  * A view's hooks on a function that samples/livepatch replaces: the
  * livepatch's ftrace handler sets the RIP to the replacement, in the global
@@ -614,7 +651,6 @@ static void test_livepatch(void)
 	struct bpf_link *le, *lx, *lk;
 	struct tramp *fe, *fx, *kp;
 	struct kview *kv;
-	int32_t rel;
 	pid_t t, d;
 
 	snprintf(n, sizeof(n), "%d", CMDLINES);
@@ -623,10 +659,7 @@ static void test_livepatch(void)
 	kp = load("kp_cmdline", 0, 0);
 
 	/* The trampoline first, then the livepatch. */
-	t = spawn_out(argv, "/tmp/cmdline-target");
-	d = spawn_out(argv, "/tmp/cmdline-decoy");
-	kv = kview__create(t, NULL);
-	check(kv, "kview__create(%d): %s", t, strerror(errno));
+	kv = cmdline_pair(argv, &t, &d);
 	le = attach_view(kv, fe, "fe_cmdline");
 	lx = attach_view(kv, fx, "fx_cmdline");
 	check_armed(kv, fn, false);
@@ -637,21 +670,13 @@ static void test_livepatch(void)
 	diag("livepatch on, the view's trampoline at %#lx: view %s, global %s",
 	     fn, hexbytes(vb, 5), hexbytes(gb, 5));
 	check_eq(gb[0], 0xe8);
-	memcpy(&rel, vb + 1, sizeof(rel));
-	check(is_trampoline(fn + 5 + (long)rel),
-	      "the view's site does not call its trampoline");
-	resume(t);
-	resume(d);
-	check_eq(wait_exit(t), 0);
-	check_eq(wait_exit(d), 0);
-	diag("trampoline: target %ld, decoy %ld of %d reads patched; fentry %llu, fexit %llu (decoy %llu, %llu)",
-	     cmdline_patched("/tmp/cmdline-target"), cmdline_patched("/tmp/cmdline-decoy"),
-	     CMDLINES, map_u32_count(bpf_map__fd(fe->maps.counts), t),
+	check(calls_trampoline(vb, fn), "the view's site does not call its trampoline");
+	cmdline_run("trampoline", t, d);
+	diag("fentry %llu, fexit %llu (decoy %llu, %llu)",
+	     map_u32_count(bpf_map__fd(fe->maps.counts), t),
 	     map_u32_count(bpf_map__fd(fx->maps.counts), t),
 	     map_u32_count(bpf_map__fd(fe->maps.counts), d),
 	     map_u32_count(bpf_map__fd(fx->maps.counts), d));
-	check_eq(cmdline_patched("/tmp/cmdline-target"), CMDLINES);
-	check_eq(cmdline_patched("/tmp/cmdline-decoy"), CMDLINES);
 	check_eq(map_u32_count(bpf_map__fd(fe->maps.counts), t), CMDLINES);
 	check_eq(map_u32_count(bpf_map__fd(fx->maps.counts), t), CMDLINES);
 	check_eq(map_u32_count(bpf_map__fd(fe->maps.counts), d), 0);
@@ -662,10 +687,7 @@ static void test_livepatch(void)
 	kview__destroy(kv);
 
 	/* The kprobe while the livepatch is on. */
-	t = spawn_out(argv, "/tmp/cmdline-target");
-	d = spawn_out(argv, "/tmp/cmdline-decoy");
-	kv = kview__create(t, NULL);
-	check(kv, "kview__create(%d): %s", t, strerror(errno));
+	kv = cmdline_pair(argv, &t, &d);
 	lk = attach_view(kv, kp, "kp_cmdline");
 	check(!kview__read_text(kv, fn, vb, gb, 5), "read text: %s", strerror(errno));
 	diag("livepatch on, the view's kprobe: view %s, global %s",
@@ -673,16 +695,10 @@ static void test_livepatch(void)
 	check(insn_calls(vb, fn, ksym("kprobe_view_caller")),
 	      "the view's site does not hold its kprobe's call");
 	check_eq(gb[0], 0xe8);
-	resume(t);
-	resume(d);
-	check_eq(wait_exit(t), 0);
-	check_eq(wait_exit(d), 0);
-	diag("kprobe: target %ld, decoy %ld of %d reads patched; kprobe %llu (decoy %llu)",
-	     cmdline_patched("/tmp/cmdline-target"), cmdline_patched("/tmp/cmdline-decoy"),
-	     CMDLINES, map_u32_count(bpf_map__fd(kp->maps.counts), t),
+	cmdline_run("kprobe", t, d);
+	diag("kprobe %llu (decoy %llu)",
+	     map_u32_count(bpf_map__fd(kp->maps.counts), t),
 	     map_u32_count(bpf_map__fd(kp->maps.counts), d));
-	check_eq(cmdline_patched("/tmp/cmdline-target"), CMDLINES);
-	check_eq(cmdline_patched("/tmp/cmdline-decoy"), CMDLINES);
 	check_eq(map_u32_count(bpf_map__fd(kp->maps.counts), t), CMDLINES);
 	check_eq(map_u32_count(bpf_map__fd(kp->maps.counts), d), 0);
 	bpf_link__destroy(lk);
