@@ -149,15 +149,21 @@ test-debian: deps
 	$(Q)$(MAKE) --no-print-directory deb
 	$(Q)$(ROOT)/tests/host/deb-install-kernel $(BUILD)/deb
 
-## soak            the randomized stress for an hour on the debug kernel
-##                 (SOAK_SECONDS=N for another length, SOAK_SEED=S to replay)
+## soak            the randomized stress for an hour on the debug kernel,
+##                 a new seed each run (tests/soak-guest; SOAK_SECONDS=N
+##                 for another length, SOAK_OPS=N per run, SOAK_SEEDS="S..."
+##                 to replay seeds first, SOAK_KERNEL=test for the test
+##                 kernel, SOAK_ACCEL=bochs for Bochs); every violation,
+##                 with its context, in build/soak-results/violations.log
 SOAK_SECONDS ?= 3600
+SOAK_OPS ?= 1000
+SOAK_KERNEL ?= debug
 soak: deps
-	$(Q)$(MAKE) --no-print-directory all kernel-debug
-	$(Q)$(ROOT)/kvm/run --kernel debug --smp 2 --mem 3072 \
-		--timeout $$(( $(SOAK_SECONDS) + 900 )) --results $(BUILD)/soak-results -- \
-		$(BUILD)/tests/guest/kview-stress --duration $(SOAK_SECONDS) \
-		$(if $(SOAK_SEED),--seed $(SOAK_SEED))
+	$(Q)$(MAKE) --no-print-directory all $(if $(filter debug,$(SOAK_KERNEL)),kernel-debug)
+	$(Q)$(ROOT)/kvm/run --kernel $(SOAK_KERNEL) --smp 2 --mem 3072 \
+		$(if $(SOAK_ACCEL),--accel $(SOAK_ACCEL)) \
+		--timeout $$(( $(SOAK_SECONDS) + 1800 )) --results $(BUILD)/soak-results -- \
+		$(ROOT)/tests/soak-guest $(SOAK_SECONDS) $(SOAK_OPS) $(SOAK_SEEDS)
 
 ## repeat          boot the test kernel again and again (REPEAT_BOOTS, default
 ##                 10; REPEAT_SECONDS to stop starting boots) on 2 vCPUs, each

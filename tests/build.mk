@@ -10,7 +10,7 @@ TEST_CFLAGS := $(CFLAGS) -I$(ROOT)/tests/lib -I$(TEST_BPF_OUT) \
 # name of a guest test -> the skeletons it includes
 TEST_GUEST_PROGS := bpf-smoke workload kview-isolation kview-lifecycle kview-errors \
 	kview-tracepoint kview-mirror untraced-syscalls kview-pre kview-scope kview-faults kview-stress \
-	kview-skeleton kview-multi kview-trampoline
+	kview-skeleton kview-multi kview-trampoline kview-tlb
 skels_bpf-smoke := smoke
 skels_kview-isolation := count
 skels_kview-lifecycle := count
@@ -25,6 +25,7 @@ skels_kview-stress := stress
 skels_kview-skeleton := skel
 skels_kview-multi := multi
 skels_kview-trampoline := tramp
+skels_kview-tlb := tlb
 # BPF objects the tests load by path
 TEST_BPF_OBJS := $(patsubst $(ROOT)/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard $(ROOT)/tests/bpf/*.bpf.c))
 

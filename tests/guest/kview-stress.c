@@ -3108,6 +3108,9 @@ static void check_phase(bool final)
 /* ------------------------------------------------------------------ */
 /* Teardown and the final invariants                                   */
 
+/* Lines of kview/stats read (it has about 20). */
+#define STAT_LINES 48
+
 struct stat_line {
 	char name[32];
 	long value;
@@ -3244,7 +3247,7 @@ static bool syscall_work_before;
 static void check_clean(long oos_before)
 {
 	static const char *const must_be_0[] = { "views", "patches", "pages", "pt_pages" };
-	struct stat_line s[16];
+	struct stat_line s[STAT_LINES];
 	char *after, *line, *save = NULL, buf[1024];
 	int n = 0, i, tids[64];
 	size_t nt = 0;
@@ -3253,7 +3256,7 @@ static void check_clean(long oos_before)
 
 	beat("final checks");
 	do {
-		n = read_stats(s, 16);
+		n = read_stats(s, STAT_LINES);
 		dirty = false;
 		for (i = 0; i < 4; i++)
 			dirty |= stat_get(s, n, must_be_0[i]) != 0;
@@ -3313,7 +3316,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	struct actor actors[16];
-	struct stat_line s[16];
+	struct stat_line s[STAT_LINES];
 	pthread_t watchdog;
 	uint64_t seed;
 	long ops = 400, duration = 0, oos_before;
@@ -3368,7 +3371,7 @@ int main(int argc, char **argv)
 	if (ncpus > MAX_CPUS)
 		ncpus = MAX_CPUS;
 	etext = ksym("_etext");
-	n = read_stats(s, 16);
+	n = read_stats(s, STAT_LINES);
 	check(n, "no %sstats", KVIEW_DEBUGFS);
 	oos_before = stat_get(s, n, "out_of_scope");
 	if (stat_get(s, n, "views") || stat_get(s, n, "patches"))

@@ -203,6 +203,21 @@ static inline struct kview_stats kview_stats(void)
 	return s;
 }
 
+/* One line of kview/stats by name (0 if the kernel has no such line). */
+static inline unsigned long kview_stat(const char *name)
+{
+	char key[64];
+	unsigned long v, found = 0;
+	FILE *f = fopen("/sys/kernel/debug/kview/stats", "r");
+
+	check(f, "kview/stats: %s", strerror(errno));
+	while (fscanf(f, "%63s %lu", key, &v) == 2)
+		if (!strcmp(key, name))
+			found = v;
+	fclose(f);
+	return found;
+}
+
 /*
  * kview frees views from a work item, and an mm leaves its view when its
  * last lazy user drops it, just after its last task switched away: wait
