@@ -7,11 +7,13 @@ EVAL_BPF_OUT := $(EVAL_OUT)/bpf
 EVAL_CFLAGS := $(CFLAGS) -I$(ROOT)/tests/lib -I$(EVAL_BPF_OUT) -I$(ROOT)/eval/bpf \
 	-I$(ROOT)/libbpf-ext/include -I$(INCDIR)
 
-EVAL_GUEST_PROGS := untraced-kprobe memcached per-event attach tools
+EVAL_GUEST_PROGS := untraced-kprobe memcached per-event attach tools hwcost switch
 skels_attach := kprobe_count
 skels_per-event := per_event
 skels_untraced-kprobe := kprobe_count
 skels_memcached := memcached_hooks
+skels_hwcost := hwcost
+skels_switch := hwcost
 
 eval-build: $(addprefix $(EVAL_OUT)/guest/,$(EVAL_GUEST_PROGS)) $(EVAL_OUT)/summarize
 
@@ -31,7 +33,7 @@ $(EVAL_OUT)/summarize: $(ROOT)/eval/tools/summarize.c
 eval: all eval-build
 	$(Q)$(ROOT)/eval/run full
 
-## eval-quick      a short evaluation (under 30 minutes): eval/results/<date>-quick/
+## eval-quick      a short evaluation (under 40 minutes): eval/results/<date>-quick/
 eval-quick: all eval-build
 	$(Q)$(ROOT)/eval/run quick
 
