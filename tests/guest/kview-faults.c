@@ -24,6 +24,15 @@
  *   kprobe-page     a second kprobe on a page the view copied already
  *                   (copy and swap)
  *   kprobe-mixed    a view kprobe where a global one is already
+ *   kprobe-pool     a kprobe whose copy finds kview's pool of read-only
+ *                   copies empty (a kprobe_multi link in another view
+ *                   holds every free page): a new 2 MiB block, or a
+ *                   single page made read-only if there is none.  The
+ *                   first absorbed failure lets the block be made, so
+ *                   the walk counts order-9 page allocations only
+ *                   (fail_page_alloc/min-order 9, no slab failures): the
+ *                   block's allocation fails, the copy falls back to a
+ *                   single page; no page of the pool may be lost
  *   tracepoint      sched/sched_process_fork in the view (jump sites)
  *   syscall-tp      syscalls/sys_enter_read in the view (syscall work)
  *   raw-tp          a raw tracepoint in the view
@@ -38,6 +47,7 @@
 
 #include "kvtest.h"
 #include "count.skel.h"
+#include "multi.skel.h"
 #include "tpcount.skel.h"
 
 static char workload[4096];
@@ -103,7 +113,11 @@ struct state {
 	struct kview_stats stats;
 	unsigned int attachments, kprobes, syscall_work;
 	unsigned long bad;		/* kview/verify: bad bytes, maps, tables */
+	unsigned long pool_used;	/* pages of kview's pool of copies in use */
 };
+
+/* kview's pool: blocks of 2 MiB (order 9) of 4 KiB pages. */
+#define POOL_BLOCK_PAGES 512
 
 static unsigned int count_lines(const char *path, const char *prefix)
 {
@@ -128,9 +142,15 @@ static struct state state(void)
 	s.kprobes = count_lines("/sys/kernel/debug/kprobes/list", "");
 	s.syscall_work = count_lines("/sys/kernel/debug/kview/syscall_work", "");
 	s.bad = kview_verify_total(NULL);
+	s.pool_used = kview_stat("pool_blocks") * POOL_BLOCK_PAGES -
+		      kview_stat("pool_free");
 	return s;
 }
 
+/*
+ * The pool of copies may have grown (a block stays until the last view
+ * goes), but every page of it is free again or used as before.
+ */
 static void check_same(const char *op, unsigned int n, struct state *a)
 {
 	struct state b;
@@ -154,6 +174,7 @@ static void check_same(const char *op, unsigned int n, struct state *a)
 	SAME(attachments);
 	SAME(kprobes);
 	SAME(syscall_work);
+	SAME(pool_used);
 #undef SAME
 	check(!b.bad, "%s, allocation %u failed: a view's text or tables differ from the global ones (kview/verify)",
 	      op, n);
@@ -168,6 +189,7 @@ struct op {
 	int (*act)(void);
 	void (*undo)(void);
 	bool allocates_nothing;	/* then no allocation may be reached */
+	bool absorbs;		/* every failure is absorbed: none fails it */
 	int also_clean;		/* an errno that is clean for this op */
 };
 
@@ -225,7 +247,11 @@ static void walk(const struct op *op)
 	}
 	diag("%s: %u allocation(s) on the way: %u injected failure(s) failed it cleanly (%s), %u absorbed",
 	     op->name, n - 1, failed, errs, absorbed);
-	check(failed > 0, "%s: no injected failure made it fail", op->name);
+	if (op->absorbs)
+		check(!failed && absorbed, "%s: %u failure(s) failed it, %u absorbed: expected only absorbed ones",
+		      op->name, failed, absorbed);
+	else
+		check(failed > 0, "%s: no injected failure made it fail", op->name);
 }
 
 /* --- the operations --- */
@@ -342,10 +368,207 @@ static void global_detach(void)
 	count__destroy(vk);
 }
 
+/*
+ * Take every free page of kview's pool of copies: a kprobe_multi link in
+ * a view of its own (no member: its copies are made all the same) on one
+ * function per text page, none on the page of @keep (the page the
+ * operation under test patches).  Functions with an ftrace site (as
+ * kprobe_multi needs), a name kallsyms and ftrace have once, in the core
+ * kernel's text, not on the kprobe blacklist.
+ */
+static struct kview *drain_view;
+static struct multi *drain_skel;
+static struct bpf_link *drain_link;
+
+struct func {
+	unsigned long addr;
+	char *name;
+};
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static char *slurp(const char *path)
+{
+	size_t len = 0, size = 1 << 20, n;
+	char *buf = malloc(size);
+	FILE *f = fopen(path, "r");
+
+	check(f && buf, "read %s: %s", path, strerror(errno));
+	while ((n = fread(buf + len, 1, size - len - 1, f)) > 0) {
+		len += n;
+		if (len + 1 == size) {
+			size *= 2;
+			buf = realloc(buf, size);
+			check(buf, "read %s: out of memory", path);
+		}
+	}
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Names, sorted, to count how often each is there. */
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static void names_add(struct names *s, const char *name)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 4096;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		check(s->v, "out of memory");
+	}
+	s->v[s->n] = strdup(name);
+	check(s->v[s->n++], "out of memory");
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static unsigned int names_count(const struct names *s, const char *name)
+{
+	char **p = bsearch(&name, s->v, s->n, sizeof(*s->v), by_name), **q;
+	unsigned int c = 0;
+
+	if (!p)
+		return 0;
+	for (q = p; q >= s->v && !strcmp(*q, name); q--)
+		c++;
+	for (q = p + 1; q < s->v + s->n && !strcmp(*q, name); q++)
+		c++;
+	return c;
+}
+
+static void names_free(struct names *s)
+{
+	while (s->n)
+		free(s->v[--s->n]);
+	free(s->v);
+}
+
+/*
+ * Each line of @path: the name after the last tab, or the whole line;
+ * lines with a space (a module's function, "f [mod]") left out.
+ */
+static void names_of(struct names *s, const char *path)
+{
+	char *text = slurp(path), *line, *save = NULL, *tab;
+
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		tab = strrchr(line, '\t');
+		if (tab)
+			line = tab + 1;
+		if (!strchr(line, ' '))
+			names_add(s, line);
+	}
+	free(text);
+	qsort(s->v, s->n, sizeof(*s->v), by_name);
+}
+
+static void drain_pool(unsigned long keep)
+{
+	struct names ftrace = { 0 }, bl = { 0 }, core = { 0 };
+	char *ksyms = slurp("/proc/kallsyms"), *line, *save = NULL;
+	unsigned long want = kview_stat("pool_free"), stext = 0, etext = 0;
+	unsigned long last_page = 0;
+	size_t nf = 0, cap = 1 << 17, i, n = 0;
+	struct func *f = calloc(cap, sizeof(*f));
+	const char **syms;
+	int err;
+
+	check(f, "out of memory");
+	names_of(&ftrace, "/sys/kernel/tracing/available_filter_functions");
+	names_of(&bl, "/sys/kernel/debug/kprobes/blacklist");
+	for (line = strtok_r(ksyms, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long addr;
+		char type, name[128];
+
+		if (sscanf(line, "%lx %c %127s", &addr, &type, name) != 3 ||
+		    strchr(line, '['))
+			continue;	/* a module's */
+		names_add(&core, name);
+		if (!strcmp(name, "_stext"))
+			stext = addr;
+		else if (!strcmp(name, "_etext"))
+			etext = addr;
+		if ((type == 't' || type == 'T') && nf < cap) {
+			f[nf].addr = addr;
+			f[nf++].name = strdup(name);
+		}
+	}
+	free(ksyms);
+	qsort(core.v, core.n, sizeof(*core.v), by_name);
+	check(stext && etext, "no _stext/_etext in /proc/kallsyms (not root?)");
+	qsort(f, nf, sizeof(*f), by_addr);
+	syms = calloc(want + 1, sizeof(*syms));
+	check(syms, "out of memory");
+	for (i = 0; i < nf && n < want; i++) {
+		unsigned long page = f[i].addr & ~4095UL;
+
+		if (f[i].addr < stext || f[i].addr >= etext ||
+		    page == (keep & ~4095UL) || page == last_page)
+			continue;
+		if (names_count(&ftrace, f[i].name) != 1 ||
+		    names_count(&core, f[i].name) != 1 ||
+		    names_count(&bl, f[i].name))
+			continue;
+		syms[n++] = f[i].name;
+		last_page = page;
+	}
+	check(n == want, "only %zu text pages with a traceable function for %lu free pages",
+	      n, want);
+
+	drain_skel = multi__open_and_load();
+	check(drain_skel, "load multi.bpf.o: %s", strerror(errno));
+	drain_view = kview__create(0, NULL);
+	check(drain_view, "kview__create: %s", strerror(errno));
+	check(!kview__enter_scope(drain_view), "enter the view's scope: %s",
+	      strerror(errno));
+	drain_link = bpf_program__attach_kprobe_multi_opts(drain_skel->progs.km_entry, NULL,
+		&(struct bpf_kprobe_multi_opts){ .sz = sizeof(struct bpf_kprobe_multi_opts),
+						 .syms = syms, .cnt = n });
+	err = errno;
+	kview__leave_scope(drain_view);
+	check(drain_link, "kprobe_multi on %zu functions in a view: %s", n,
+	      strerror(err));
+	diag("kprobe-pool: a kprobe_multi link on %zu functions, one a text page, took the pool's %lu free pages: %lu free, %lu block(s)",
+	     n, want, kview_stat("pool_free"), kview_stat("pool_blocks"));
+	check_eq(kview_stat("pool_free"), 0);
+	free(syms);
+	for (i = 0; i < nf; i++)
+		free(f[i].name);
+	free(f);
+	names_free(&ftrace);
+	names_free(&bl);
+	names_free(&core);
+}
+
+static void undrain_pool(void)
+{
+	bpf_link__destroy(drain_link);
+	kview__destroy(drain_view);
+	multi__destroy(drain_skel);
+	drain_link = NULL;
+	drain_view = NULL;
+	drain_skel = NULL;
+}
+
 static void run_op(const char *name)
 {
-	struct op op = { name, act_attach, undo_attach, false, 0 };
+	struct op op = { name, act_attach, undo_attach, false, false, 0 };
 	struct bpf_link *held = NULL;
+	unsigned long blocks = 0, dmap = 0;
 	struct kview_stats s;
 
 	if (!strcmp(name, "create")) {
@@ -388,6 +611,14 @@ static void run_op(const char *name)
 		held = kview__attach_program(view, kskel->progs.kp_entry);
 		check(held, "attach kp_entry: %s", strerror(errno));
 		prog = kskel->progs.kp_offset;
+	} else if (!strcmp(name, "kprobe-pool")) {
+		drain_pool(ksym("ksys_read"));
+		blocks = kview_stat("pool_blocks");
+		dmap = kview_stat("dmap_changes");
+		prog = kskel->progs.kp_offset;
+		op.absorbs = true;
+		write_file("/sys/kernel/debug/fail_page_alloc/min-order", "9");
+		write_file("/sys/kernel/debug/failslab/cache-filter", "Y");
 	} else if (!strcmp(name, "kprobe-mixed")) {
 		held = bpf_program__attach(gskel->progs.kp_offset);
 		check(held, "attach the global kprobe: %s", strerror(errno));
@@ -402,8 +633,28 @@ static void run_op(const char *name)
 		fail("unknown operation %s", name);
 	}
 	walk(&op);
+	if (op.absorbs) {
+		write_file("/sys/kernel/debug/fail_page_alloc/min-order", "0");
+		write_file("/sys/kernel/debug/failslab/cache-filter", "N");
+	}
+	if (drain_view) {
+		/*
+		 * The walk got through once the pool could grow: one new block
+		 * (a direct-map change).  Before, the block's allocation
+		 * failed and the copy took a single page, made read-only and
+		 * back (two direct-map changes).
+		 */
+		diag("kprobe-pool: the pool grew from %lu to %lu block(s); %lu copy(ies) on the way fell back to a single page",
+		     blocks, kview_stat("pool_blocks"),
+		     (kview_stat("dmap_changes") - dmap - 1) / 2);
+		check_eq(kview_stat("pool_blocks"), blocks + 1);
+		check(kview_stat("dmap_changes") - dmap >= 3,
+		      "kprobe-pool: no copy fell back to a single page");
+	}
 	bpf_link__destroy(held);
 	undo_view();
+	if (drain_view)
+		undrain_pool();
 out:
 	s = kview_stats_settled(0);
 	check_eq(s.views, 0);
@@ -417,7 +668,7 @@ int main(int argc, char **argv)
 {
 	static const char *const all[] = {
 		"create", "add-pid", "kprobe", "kprobe-entry", "kretprobe",
-		"kprobe-page", "kprobe-mixed", "tracepoint", "syscall-tp",
+		"kprobe-page", "kprobe-mixed", "kprobe-pool", "tracepoint", "syscall-tp",
 		"raw-tp", "global-detach",
 	};
 	char *spin[] = { workload, "spin", NULL };
