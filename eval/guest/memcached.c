@@ -19,6 +19,8 @@
  *   pre    a filter view: hooks armed for everyone, programs skipped for
  *          processes outside the view before they run (patch 0016, filter views)
  *   kview  the traced process's kernel view
+ *   loaded a control: the programs loaded as in the other modes, nothing
+ *          attached, no view (what loading them alone does)
  *
  * N programs go round the hook list below: syscall tracepoints memcached
  * and memcaslap hit on every request (read, sendmsg, epoll_wait), kprobes
@@ -207,8 +209,10 @@ static void *consumer_main(void *arg)
 
 /* ---- one run ------------------------------------------------------------ */
 
-enum mode { NONE, POST, IN, PRE, KVIEW, CENSUS };
-static const char *const mode_names[] = { "none", "post", "in", "pre", "kview", "census" };
+enum mode { NONE, POST, IN, PRE, KVIEW, LOADED, CENSUS };
+static const char *const mode_names[] = {
+	"none", "post", "in", "pre", "kview", "loaded", "census"
+};
 
 struct run {
 	enum mode mode;
@@ -263,6 +267,9 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 			skel->rodata->filter_tgid = traced;
 		if (r->mode == POST)
 			skel->rodata->post = true;
+		else	/* only post writes the ring buffer: no 16 MiB for the others */
+			check(!bpf_map__set_max_entries(skel->maps.events, getpagesize()),
+			      "ring buffer size: %s", strerror(errno));
 		fentry_targets(skel, r->n);
 		check(!memcached_hooks__load(skel), "load: %s", strerror(errno));
 	}
@@ -275,7 +282,7 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 		check(kv, "kview__create: %s", strerror(errno));
 		check(!kview__enter_scope(kv), "enter scope: %s", strerror(errno));
 	}
-	for (i = 0; r->mode != NONE && i < r->n; i++) {
+	for (i = 0; r->mode != NONE && r->mode != LOADED && i < r->n; i++) {
 		const struct hook *h = &hooks[i % NHOOKS];
 		struct bpf_program *prog = fentry_set && !is_tracepoint(h) ?
 			fentry_program(skel, h, i / NHOOKS) :
@@ -335,7 +342,8 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 	 * The tracing was real: with the traced process's events going
 	 * through every program, each attachment saw some.
 	 */
-	for (i = 0; r->mode != NONE && r->mode != CENSUS && i < r->n; i++)
+	for (i = 0; r->mode != NONE && r->mode != CENSUS && r->mode != LOADED &&
+		    i < r->n; i++)
 		check(r->per_attach[i] > 0,
 		      "%s, N=%d: program %d (%s) saw no event of the traced process",
 		      mode_names[r->mode], r->n, i, hooks[i % NHOOKS].name);
@@ -399,7 +407,7 @@ int main(int argc, char **argv)
 	seconds = atoi(argv[2]);
 	check(rounds >= 1 && seconds >= 1, "ROUNDS and SECONDS must be >= 1");
 	nn = parse_list(argv[3], ns, MAX_NS, NULL, 0);
-	nm = parse_list(argv[4], modes, MAX_MODES, mode_names, KVIEW + 1);
+	nm = parse_list(argv[4], modes, MAX_MODES, mode_names, LOADED + 1);
 	out = fopen(argv[5], "w");
 	check(out, "%s: %s", argv[5], strerror(errno));
 	fprintf(out, "bench,clock,mode,n,round,warmup,tps,ops,untraced_cpu_ns,cpu_ns_per_op,memcached_ns_per_op,memcached_cpu_ns,memcaslap_cpu_ns,traced_iters,traced_cpu_ns,traced_events,other_events,drops,tracer_cpu_ns,attach_ns,detach_ns,view_patches,view_pages,view_pt_pages,view_bytes\n");
