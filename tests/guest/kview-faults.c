@@ -392,26 +392,6 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static char *slurp(const char *path)
-{
-	size_t len = 0, size = 1 << 20, n;
-	char *buf = malloc(size);
-	FILE *f = fopen(path, "r");
-
-	check(f && buf, "read %s: %s", path, strerror(errno));
-	while ((n = fread(buf + len, 1, size - len - 1, f)) > 0) {
-		len += n;
-		if (len + 1 == size) {
-			size *= 2;
-			buf = realloc(buf, size);
-			check(buf, "read %s: out of memory", path);
-		}
-	}
-	fclose(f);
-	buf[len] = '\0';
-	return buf;
-}
-
 /* Names, sorted, to count how often each is there. */
 struct names {
 	char **v;
@@ -461,7 +441,7 @@ static void names_free(struct names *s)
  */
 static void names_of(struct names *s, const char *path)
 {
-	char *text = slurp(path), *line, *save = NULL, *tab;
+	char *text = kvtest_slurp(path), *line, *save = NULL, *tab;
 
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -478,7 +458,7 @@ static void names_of(struct names *s, const char *path)
 static void drain_pool(unsigned long keep)
 {
 	struct names ftrace = { 0 }, bl = { 0 }, core = { 0 };
-	char *ksyms = slurp("/proc/kallsyms"), *line, *save = NULL;
+	char *ksyms = kvtest_slurp("/proc/kallsyms"), *line, *save = NULL;
 	unsigned long want = kview_stat("pool_free"), stext = 0, etext = 0;
 	unsigned long last_page = 0;
 	size_t nf = 0, cap = 1 << 17, i, n = 0;

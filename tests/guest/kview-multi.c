@@ -127,28 +127,6 @@ static struct bpf_link *attach_multi(struct multi *skel, struct kview *kv,
 	return link;
 }
 
-/* The whole of a (pseudo) file, NUL-terminated. */
-static char *slurp(const char *path)
-{
-	size_t len = 0, size = 1 << 16;
-	char *buf = malloc(size);
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	check(f && buf, "read %s: %s", path, strerror(errno));
-	while ((n = fread(buf + len, 1, size - len - 1, f)) > 0) {
-		len += n;
-		if (len + 1 == size) {
-			size *= 2;
-			buf = realloc(buf, size);
-			check(buf, "read %s: out of memory", path);
-		}
-	}
-	fclose(f);
-	buf[len] = '\0';
-	return buf;
-}
-
 /*
  * Up to @max functions named @prefix* with an ftrace site (available_
  * filter_functions, as kprobe_multi needs), in the core kernel, one symbol
@@ -157,8 +135,8 @@ static char *slurp(const char *path)
 static size_t traceable(const char *prefix, bool blacklisted, char **names,
 			size_t max)
 {
-	char *bl = slurp("/sys/kernel/debug/kprobes/blacklist");
-	char *funcs = slurp("/sys/kernel/tracing/available_filter_functions");
+	char *bl = kvtest_slurp("/sys/kernel/debug/kprobes/blacklist");
+	char *funcs = kvtest_slurp("/sys/kernel/tracing/available_filter_functions");
 	static bool ambiguous[MAX_FUNCS];
 	char *line, *save = NULL, pat[160];
 	size_t n = 0, i, j;

@@ -203,6 +203,27 @@ static inline struct kview_stats kview_stats(void)
 	return s;
 }
 
+/* The whole of a (pseudo) file, NUL-terminated; the caller frees it. */
+static inline char *kvtest_slurp(const char *path)
+{
+	size_t len = 0, size = 1 << 16, n;
+	char *buf = malloc(size);
+	FILE *f = fopen(path, "r");
+
+	check(f && buf, "read %s: %s", path, strerror(errno));
+	while ((n = fread(buf + len, 1, size - len - 1, f)) > 0) {
+		len += n;
+		if (len + 1 == size) {
+			size *= 2;
+			buf = realloc(buf, size);
+			check(buf, "read %s: out of memory", path);
+		}
+	}
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
 /* One line of kview/stats by name (0 if the kernel has no such line). */
 static inline unsigned long kview_stat(const char *name)
 {
