@@ -153,15 +153,17 @@ test-debian: deps
 ##                 a new seed each run (tests/soak-guest; SOAK_SECONDS=N
 ##                 for another length, SOAK_OPS=N per run, SOAK_SEEDS="S..."
 ##                 to replay seeds first, SOAK_KERNEL=test for the test
-##                 kernel, SOAK_ACCEL=bochs for Bochs); every violation,
+##                 kernel, SOAK_ACCEL=bochs for Bochs, SOAK_KVM_ARGS for
+##                 more kvm/run options, e.g. "--pti off"); every violation,
 ##                 with its context, in build/soak-results/violations.log
 SOAK_SECONDS ?= 3600
 SOAK_OPS ?= 1000
 SOAK_KERNEL ?= debug
 soak: deps
 	$(Q)$(MAKE) --no-print-directory all $(if $(filter debug,$(SOAK_KERNEL)),kernel-debug)
-	$(Q)$(ROOT)/kvm/run --kernel $(SOAK_KERNEL) --smp 2 --mem 3072 \
-		$(if $(SOAK_ACCEL),--accel $(SOAK_ACCEL)) \
+	$(Q)$(ROOT)/kvm/run --kernel $(SOAK_KERNEL) --smp 2 \
+		--mem $(if $(filter bochs,$(SOAK_ACCEL)),1024,3072) \
+		$(if $(SOAK_ACCEL),--accel $(SOAK_ACCEL)) $(SOAK_KVM_ARGS) \
 		--timeout $$(( $(SOAK_SECONDS) + 1800 )) --results $(BUILD)/soak-results -- \
 		$(ROOT)/tests/soak-guest $(SOAK_SECONDS) $(SOAK_OPS) $(SOAK_SEEDS)
 
