@@ -6,7 +6,7 @@
 # same bpftrace program in its kernel view (kview exec).  The host, attached
 # with gdb, single-steps hits of each: the dds are told apart by name.
 #
-#   hook-path.sh FUNC GOFILE [PROBE] [COUNT]     (PROBE: kprobe or kfunc)
+#   hook-path.sh FUNC GOFILE [PROBE] [COUNT]     (PROBE: kprobe, kfunc or tracepoint)
 set -eu
 func=$1 go=$2 probe=${3:-kprobe} count=${4:-3000}
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -17,6 +17,11 @@
  *   syscall-work  only the view's tasks (threads, follow-fork children)
  *                 have the syscall-work flag, and none after the detach
  *   module        a tracepoint defined in a module is refused, perf and raw
+ *   direct-call   armed in the view only, the tracepoint's static call site
+ *                 in the view's copy calls its only probe; a second probe
+ *                 (a raw tracepoint program) or a global arm give the view
+ *                 the global call back, and the view gets its direct call
+ *                 again when they go; the counts stay exact throughout
  */
 #include <dirent.h>
 #include <errno.h>
@@ -393,6 +398,113 @@ static void test_module(void)
 	check(!system("rmmod trace_events_sample"), "rmmod failed");
 }
 
+/*
+ * The view's and the global bytes at sys_enter's static call site @site:
+ * the view calls @view_dest, the global text @global_dest.
+ */
+static void check_site(struct kview *kv, unsigned long site,
+		       const char *view_dest, const char *global_dest,
+		       const char *when)
+{
+	unsigned char vb[5], gb[5];
+
+	check(!kview__read_text(kv, site, vb, gb, 5), "read text at %#lx: %s",
+	      site, strerror(errno));
+	diag("%s: view %s, global %s", when, hexbytes(vb, 5), hexbytes(gb, 5));
+	check(insn_calls(vb, site, ksym(view_dest)),
+	      "%s: the view does not call %s", when, view_dest);
+	check(insn_calls(gb, site, ksym(global_dest)),
+	      "%s: the global text does not call %s", when, global_dest);
+}
+
+/* A target whose sys_enter events two programs count, with a decoy. */
+static void run_counted(struct kview *kv, struct tpcount *a, struct tpcount *b)
+{
+	char *args[] = { workload, "reads", NSTR, NULL };
+	pid_t t = spawn_stopped(args), d = spawn_stopped(args);
+
+	check(!kview__add_pid(kv, t), "add target: %s", strerror(errno));
+	resume(t);
+	resume(d);
+	check_eq(wait_exit(t), 0);
+	check_eq(wait_exit(d), 0);
+	if (b)
+		diag("target %d: %llu event(s), second program %llu, decoy %llu",
+		     t, counted(a, t), counted(b, t), counted(a, d));
+	else
+		diag("target %d: %llu event(s), decoy %llu", t, counted(a, t),
+		     counted(a, d));
+	check(counted(a, t) >= N, "the view counted %llu", counted(a, t));
+	check_eq(counted(a, d), 0);
+	if (b)
+		check_eq(counted(b, t), counted(a, t));
+}
+
+static void test_direct_call(void)
+{
+	char *spin[] = { "sleep", "60", NULL };
+	struct tpcount *view = load("tp_raw_enter", 0, 0), *raw, *global;
+	struct bpf_link *vl, *rl, *gl;
+	unsigned long site, again;
+	unsigned int nr;
+	struct kview *kv;
+	pid_t holder;
+
+	/* The view lives on a sleeper; targets join it one by one. */
+	holder = spawn_stopped(spin);
+	kv = kview__create(holder, NULL);
+	check(kv, "kview__create: %s", strerror(errno));
+	vl = attach(view, "tp_raw_enter", kv);
+	site = first_patch("call", &nr);
+	diag("raw_syscalls/sys_enter in the view: %u call patch(es), first at %#lx",
+	     nr, site);
+	check_eq(nr, 1);
+	check_site(kv, site, "perf_trace_sys_enter", "__traceiter_sys_enter",
+		   "one probe, armed in the view");
+	run_counted(kv, view, NULL);
+
+	/* A second probe: the iterator for the view too, no global write. */
+	raw = load("rawtp_enter", 0, 0);
+	rl = attach(raw, "rawtp_enter", kv);
+	first_patch("call", &nr);
+	check_eq(nr, 0);
+	check_site(kv, site, "__traceiter_sys_enter", "__traceiter_sys_enter",
+		   "two probes");
+	run_counted(kv, view, raw);
+	bpf_link__destroy(rl);
+	tpcount__destroy(raw);
+	again = first_patch("call", &nr);
+	check_eq(nr, 1);
+	check_eq(again, site);
+	check_site(kv, site, "perf_trace_sys_enter", "__traceiter_sys_enter",
+		   "the second probe gone");
+
+	/* Armed globally: the global text calls the probe, the view with it. */
+	global = load("tp_raw_enter", 0, 0);
+	gl = attach(global, "tp_raw_enter", NULL);
+	first_patch("call", &nr);
+	check_eq(nr, 0);
+	check_site(kv, site, "perf_trace_sys_enter", "perf_trace_sys_enter",
+		   "armed globally too");
+	run_counted(kv, view, NULL);
+	bpf_link__destroy(gl);
+	tpcount__destroy(global);
+	first_patch("call", &nr);
+	check_eq(nr, 1);
+	check_site(kv, site, "perf_trace_sys_enter", "__traceiter_sys_enter",
+		   "the global arm gone");
+	run_counted(kv, view, NULL);
+
+	bpf_link__destroy(vl);
+	first_patch("call", &nr);
+	check_eq(nr, 0);
+	kill(holder, SIGKILL);
+	wait_exit(holder);
+	kview__destroy(kv);
+	tpcount__destroy(view);
+	settle_clean();
+}
+
 int main(int argc, char **argv)
 {
 	char *reads[] = { workload, "reads", NSTR, NULL };
@@ -417,8 +529,10 @@ int main(int argc, char **argv)
 		test_syscall_work();
 	else if (!strcmp(mode, "module"))
 		test_module();
+	else if (!strcmp(mode, "direct-call"))
+		test_direct_call();
 	else {
-		fprintf(stderr, "usage: kview-tracepoint read|raw-syscalls|sched|raw-tp|tp-btf|mixed|syscall-work|module\n");
+		fprintf(stderr, "usage: kview-tracepoint read|raw-syscalls|sched|raw-tp|tp-btf|mixed|syscall-work|module|direct-call\n");
 		return 2;
 	}
 	return 0;

@@ -507,19 +507,31 @@ static inline void check_view_kprobe_insn(struct kview *kv, unsigned long addr,
 		      hexbytes(vb, 5), addr);
 }
 
-/* The address of the first jump patch debugfs lists for the views, or 0. */
-static inline unsigned long first_jump_patch(void)
+/*
+ * The address of the first patch of @kind ("jump", "call", ...) debugfs
+ * lists for the views, or 0; the number of them in @nr if not NULL.
+ */
+static inline unsigned long first_patch(const char *kind, unsigned int *nr)
 {
-	char line[512];
-	unsigned long addr = 0;
+	char line[512], k[16];
+	unsigned long addr, first = 0;
+	unsigned int n = 0;
 	FILE *f = fopen("/sys/kernel/debug/kview/views", "r");
 
 	check(f, "kview/views: %s", strerror(errno));
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "\tpatch jump %lx", &addr) == 1)
-			break;
+		if (sscanf(line, "\tpatch %15s %lx", k, &addr) == 2 &&
+		    !strcmp(k, kind) && !n++)
+			first = addr;
 	fclose(f);
-	return addr;
+	if (nr)
+		*nr = n;
+	return first;
+}
+
+static inline unsigned long first_jump_patch(void)
+{
+	return first_patch("jump", NULL);
 }
 
 /* Whether view @id's "refused" lines in kview/views have one with @what. */
