@@ -28,13 +28,16 @@ static inline long long ru_cpu_ns(const struct rusage *ru)
 	       (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000LL;
 }
 
-/* Wait for @pid, which must exit 0 (or die of @sig when @sig != 0). */
-static inline long long reap_cpu_ns(pid_t pid, int sig, const char *what)
+/*
+ * Wait for @pid, which must exit 0 (or die of @sig when @sig != 0); its
+ * CPU time, and its whole rusage in @ru.
+ */
+static inline long long reap_rusage(pid_t pid, int sig, const char *what,
+				    struct rusage *ru)
 {
-	struct rusage ru;
 	int st;
 
-	check(wait4(pid, &st, 0, &ru) == pid, "wait4 %s: %s", what, strerror(errno));
+	check(wait4(pid, &st, 0, ru) == pid, "wait4 %s: %s", what, strerror(errno));
 	if (sig)
 		check((WIFSIGNALED(st) && WTERMSIG(st) == sig) ||
 		      (WIFEXITED(st) && !WEXITSTATUS(st)),
@@ -42,7 +45,14 @@ static inline long long reap_cpu_ns(pid_t pid, int sig, const char *what)
 	else
 		check(WIFEXITED(st) && !WEXITSTATUS(st), "%s failed: status %#x",
 		      what, st);
-	return ru_cpu_ns(&ru);
+	return ru_cpu_ns(ru);
+}
+
+static inline long long reap_cpu_ns(pid_t pid, int sig, const char *what)
+{
+	struct rusage ru;
+
+	return reap_rusage(pid, sig, what, &ru);
 }
 
 /*

@@ -79,9 +79,13 @@ static inline pid_t start_memcached(void)
 	fail("memcached did not listen on 127.0.0.1:%d in 10 s", MC_PORT);
 }
 
-/* Run memcaslap for @seconds; its reported ops and TPS, its CPU time. */
-static inline void run_memcaslap(int seconds, unsigned long long *ops,
-			  unsigned long long *tps, long long *cpu_ns)
+/*
+ * Run memcaslap for @seconds; its reported ops and TPS, its CPU time, and
+ * its rusage in @ru.
+ */
+static inline void run_memcaslap_ru(int seconds, unsigned long long *ops,
+				    unsigned long long *tps, long long *cpu_ns,
+				    struct rusage *ru)
 {
 	char server[32], time_arg[16], out[8192];
 	char *argv[] = { "memcaslap", "-s", server, "-t", time_arg, "-T", "1",
@@ -110,11 +114,19 @@ static inline void run_memcaslap(int seconds, unsigned long long *ops,
 		len += n;
 	out[len] = '\0';
 	close(fds[0]);
-	*cpu_ns = reap_cpu_ns(pid, 0, "memcaslap");
+	*cpu_ns = reap_rusage(pid, 0, "memcaslap", ru);
 	p = strstr(out, "Run time:");
 	check(p && sscanf(p, "Run time: %*fs Ops: %llu TPS: %llu", ops, tps) == 2,
 	      "memcaslap printed no result line:\n%s", out);
 	check(*ops > 0 && *tps > 0, "memcaslap did no work:\n%s", out);
+}
+
+static inline void run_memcaslap(int seconds, unsigned long long *ops,
+				 unsigned long long *tps, long long *cpu_ns)
+{
+	struct rusage ru;
+
+	run_memcaslap_ru(seconds, ops, tps, cpu_ns, &ru);
 }
 
 #endif

@@ -21,6 +21,11 @@
  *   kview  the traced process's kernel view
  *   loaded a control: the programs loaded as in the other modes, nothing
  *          attached, no view (what loading them alone does)
+ *   maps   a control: the object's maps only, no program loaded
+ *   ringbuf, arrays  the same with its ring buffer (one page) and no
+ *          array map but .rodata, with its array maps only
+ *   unloaded a control: the programs loaded as in "loaded", and unloaded
+ *          again before the run (what they leave behind)
  *
  * N programs go round the hook list below: syscall tracepoints memcached
  * and memcaslap hit on every request (read, sendmsg, epoll_wait), kprobes
@@ -35,7 +40,8 @@
  *
  *   memcached [--fentry] ROUNDS SECONDS NS MODES OUT.csv [CENSUS.csv]
  *     NS: comma-separated program counts (e.g. 1,4,16,64)
- *     MODES: comma-separated, of none,post,in,pre,kview
+ *     MODES: comma-separated, of none,post,in,pre,kview and the controls
+ *     loaded,maps,ringbuf,arrays,unloaded
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -209,10 +215,20 @@ static void *consumer_main(void *arg)
 
 /* ---- one run ------------------------------------------------------------ */
 
-enum mode { NONE, POST, IN, PRE, KVIEW, LOADED, CENSUS };
-static const char *const mode_names[] = {
-	"none", "post", "in", "pre", "kview", "loaded", "census"
+enum mode {
+	NONE, POST, IN, PRE, KVIEW, LOADED, MAPS, RINGBUF, ARRAYS, UNLOADED,
+	CENSUS
 };
+static const char *const mode_names[] = {
+	"none", "post", "in", "pre", "kview", "loaded", "maps", "ringbuf",
+	"arrays", "unloaded", "census"
+};
+
+/* The modes that attach programs (the others are controls). */
+static bool attaching(enum mode m)
+{
+	return m == POST || m == IN || m == PRE || m == KVIEW || m == CENSUS;
+}
 
 struct run {
 	enum mode mode;
@@ -226,7 +242,31 @@ struct run {
 	long long attach_ns, detach_ns;
 	unsigned long traced_iters;
 	struct kview_info info;
+	/* where the CPU time goes: memcached's and memcaslap's rusage, and
+	 * the guest's interrupts and softirqs while memcaslap ran */
+	struct rusage mc_ru, slap_ru;
+	unsigned long long irqs, softirqs;
 };
+
+/* The totals of /proc/stat's "intr" and "softirq" lines. */
+static void irq_totals(unsigned long long *irqs, unsigned long long *softirqs)
+{
+	char line[256];
+	FILE *f = fopen("/proc/stat", "r");
+
+	check(f, "/proc/stat: %s", strerror(errno));
+	*irqs = *softirqs = 0;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "intr %llu", irqs);
+		sscanf(line, "softirq %llu", softirqs);
+	}
+	fclose(f);
+}
+
+static long long tv_ns(const struct timeval *tv)
+{
+	return tv->tv_sec * 1000000000LL + tv->tv_usec * 1000LL;
+}
 
 /* Copy @copy of the kprobe or the tracepoint program. */
 static struct bpf_program *program(struct memcached_hooks *skel, bool tp, int copy)
@@ -250,6 +290,7 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 	struct memcached_hooks *skel = NULL;
 	struct consumer cons = { 0 };
 	struct kview *kv = NULL;
+	unsigned long long irqs, softirqs;
 	pid_t traced, mc;
 	long long t0;
 	int i;
@@ -271,7 +312,24 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 			check(!bpf_map__set_max_entries(skel->maps.events, getpagesize()),
 			      "ring buffer size: %s", strerror(errno));
 		fentry_targets(skel, r->n);
+		if (r->mode == MAPS || r->mode == RINGBUF || r->mode == ARRAYS) {
+			struct bpf_program *prog;
+			struct bpf_map *map;
+
+			bpf_object__for_each_program(prog, skel->obj)
+				bpf_program__set_autoload(prog, false);
+			/* The skeleton needs .rodata: it stays in both. */
+			bpf_object__for_each_map(map, skel->obj)
+				if ((r->mode == RINGBUF &&
+				     (map == skel->maps.counts || map == skel->maps.drops)) ||
+				    (r->mode == ARRAYS && map == skel->maps.events))
+					bpf_map__set_autocreate(map, false);
+		}
 		check(!memcached_hooks__load(skel), "load: %s", strerror(errno));
+		if (r->mode == UNLOADED) {
+			memcached_hooks__destroy(skel);
+			skel = NULL;
+		}
 	}
 
 	t0 = now_ns();
@@ -282,7 +340,7 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 		check(kv, "kview__create: %s", strerror(errno));
 		check(!kview__enter_scope(kv), "enter scope: %s", strerror(errno));
 	}
-	for (i = 0; r->mode != NONE && r->mode != LOADED && i < r->n; i++) {
+	for (i = 0; attaching(r->mode) && i < r->n; i++) {
 		const struct hook *h = &hooks[i % NHOOKS];
 		struct bpf_program *prog = fentry_set && !is_tracepoint(h) ?
 			fentry_program(skel, h, i / NHOOKS) :
@@ -309,9 +367,14 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 	/* Let deferred work of the attach and of the previous run finish. */
 	sleep(1);
 	mc = start_memcached();
-	run_memcaslap(r->seconds, &r->ops, &r->tps, &r->memcaslap_cpu);
+	irq_totals(&irqs, &softirqs);
+	run_memcaslap_ru(r->seconds, &r->ops, &r->tps, &r->memcaslap_cpu,
+			 &r->slap_ru);
+	irq_totals(&r->irqs, &r->softirqs);
+	r->irqs -= irqs;
+	r->softirqs -= softirqs;
 	kill(mc, SIGTERM);
-	r->memcached_cpu = reap_cpu_ns(mc, SIGTERM, "memcached");
+	r->memcached_cpu = reap_rusage(mc, SIGTERM, "memcached", &r->mc_ru);
 	kill(traced, SIGKILL);
 	r->traced_cpu = reap_cpu_ns(traced, SIGKILL, "traced process");
 	r->traced_iters = *iters;
@@ -324,7 +387,7 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 		r->other_events = cons.others;
 		memcpy(r->per_attach, cons.mine, sizeof(r->per_attach));
 		r->drops = map_u32_count(bpf_map__fd(skel->maps.drops), 0);
-	} else if (r->mode != NONE) {
+	} else if (skel && bpf_map__fd(skel->maps.counts) >= 0) {
 		for (i = 0; i < r->n; i++)
 			r->per_attach[i] = map_u32_count(bpf_map__fd(skel->maps.counts), i);
 	}
@@ -342,8 +405,7 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 	 * The tracing was real: with the traced process's events going
 	 * through every program, each attachment saw some.
 	 */
-	for (i = 0; r->mode != NONE && r->mode != CENSUS && r->mode != LOADED &&
-		    i < r->n; i++)
+	for (i = 0; attaching(r->mode) && r->mode != CENSUS && i < r->n; i++)
 		check(r->per_attach[i] > 0,
 		      "%s, N=%d: program %d (%s) saw no event of the traced process",
 		      mode_names[r->mode], r->n, i, hooks[i % NHOOKS].name);
@@ -365,7 +427,7 @@ static int parse_list(char *s, int *out, int max, const char *const *names, int 
 		}
 		for (i = 0; i < nnames && strcmp(tok, names[i]); i++)
 			;
-		check(i < nnames, "unknown mode %s (none, post, in, pre, kview)", tok);
+		check(i < nnames, "unknown mode %s (none, post, in, pre, kview, loaded, maps, ringbuf, arrays, unloaded)", tok);
 		out[n++] = i;
 	}
 	check(n > 0, "empty list");
@@ -376,14 +438,19 @@ static void emit(FILE *out, const struct run *r)
 {
 	long long untraced = r->memcached_cpu + r->memcaslap_cpu;
 
-	fprintf(out, "memcached,%s,%s,%d,%d,%d,%llu,%llu,%lld,%.1f,%.1f,%lld,%lld,%lu,%lld,%llu,%llu,%llu,%lld,%lld,%lld,%u,%u,%u,%llu\n",
+	fprintf(out, "memcached,%s,%s,%d,%d,%d,%llu,%llu,%lld,%.1f,%.1f,%lld,%lld,%lu,%lld,%llu,%llu,%llu,%lld,%lld,%lld,%u,%u,%u,%llu,%lld,%lld,%ld,%ld,%ld,%lld,%lld,%ld,%ld,%ld,%llu,%llu\n",
 		clock_name(), mode_names[r->mode], r->n, r->round, r->warmup, r->tps, r->ops, untraced,
 		(double)untraced / r->ops, (double)r->memcached_cpu / r->ops,
 		r->memcached_cpu, r->memcaslap_cpu,
 		r->traced_iters, r->traced_cpu, r->traced_events, r->other_events,
 		r->drops, r->tracer_cpu, r->attach_ns, r->detach_ns,
 		r->info.nr_patches, r->info.nr_pages, r->info.nr_pt_pages,
-		(unsigned long long)r->info.bytes);
+		(unsigned long long)r->info.bytes,
+		tv_ns(&r->mc_ru.ru_utime), tv_ns(&r->mc_ru.ru_stime),
+		r->mc_ru.ru_minflt, r->mc_ru.ru_nvcsw, r->mc_ru.ru_nivcsw,
+		tv_ns(&r->slap_ru.ru_utime), tv_ns(&r->slap_ru.ru_stime),
+		r->slap_ru.ru_minflt, r->slap_ru.ru_nvcsw, r->slap_ru.ru_nivcsw,
+		r->irqs, r->softirqs);
 	fflush(out);
 }
 
@@ -407,10 +474,10 @@ int main(int argc, char **argv)
 	seconds = atoi(argv[2]);
 	check(rounds >= 1 && seconds >= 1, "ROUNDS and SECONDS must be >= 1");
 	nn = parse_list(argv[3], ns, MAX_NS, NULL, 0);
-	nm = parse_list(argv[4], modes, MAX_MODES, mode_names, LOADED + 1);
+	nm = parse_list(argv[4], modes, MAX_MODES, mode_names, UNLOADED + 1);
 	out = fopen(argv[5], "w");
 	check(out, "%s: %s", argv[5], strerror(errno));
-	fprintf(out, "bench,clock,mode,n,round,warmup,tps,ops,untraced_cpu_ns,cpu_ns_per_op,memcached_ns_per_op,memcached_cpu_ns,memcaslap_cpu_ns,traced_iters,traced_cpu_ns,traced_events,other_events,drops,tracer_cpu_ns,attach_ns,detach_ns,view_patches,view_pages,view_pt_pages,view_bytes\n");
+	fprintf(out, "bench,clock,mode,n,round,warmup,tps,ops,untraced_cpu_ns,cpu_ns_per_op,memcached_ns_per_op,memcached_cpu_ns,memcaslap_cpu_ns,traced_iters,traced_cpu_ns,traced_events,other_events,drops,tracer_cpu_ns,attach_ns,detach_ns,view_patches,view_pages,view_pt_pages,view_bytes,memcached_utime_ns,memcached_stime_ns,memcached_minflt,memcached_nvcsw,memcached_nivcsw,memcaslap_utime_ns,memcaslap_stime_ns,memcaslap_minflt,memcaslap_nvcsw,memcaslap_nivcsw,irqs,softirqs\n");
 	iters = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	check(iters != MAP_FAILED, "mmap: %s", strerror(errno));
 	signal(SIGPIPE, SIG_IGN);
