@@ -26,6 +26,9 @@
  *          array map but .rodata, with its array maps only
  *   unloaded a control: the programs loaded as in "loaded", and unloaded
  *          again before the run (what they leave behind)
+ *   rawmap, mmapmap  a control: no object, one BPF array map of one entry
+ *          made with bpf_map_create(), plain, or mmapable and mapped here
+ *   btf    a control: the object's BTF loaded into the kernel, nothing else
  *
  * N programs go round the hook list below: syscall tracepoints memcached
  * and memcaslap hit on every request (read, sendmsg, epoll_wait), kprobes
@@ -41,7 +44,7 @@
  *   memcached [--fentry] ROUNDS SECONDS NS MODES OUT.csv [CENSUS.csv]
  *     NS: comma-separated program counts (e.g. 1,4,16,64)
  *     MODES: comma-separated, of none,post,in,pre,kview and the controls
- *     loaded,maps,ringbuf,arrays,unloaded
+ *     loaded,maps,ringbuf,arrays,unloaded,rawmap,mmapmap,btf
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -52,6 +55,8 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+
+#include <bpf/btf.h>
 
 #include "evalutil.h"
 #include "mcload.h"
@@ -217,11 +222,11 @@ static void *consumer_main(void *arg)
 
 enum mode {
 	NONE, POST, IN, PRE, KVIEW, LOADED, MAPS, RINGBUF, ARRAYS, UNLOADED,
-	CENSUS
+	RAWMAP, MMAPMAP, BTF, CENSUS
 };
 static const char *const mode_names[] = {
 	"none", "post", "in", "pre", "kview", "loaded", "maps", "ringbuf",
-	"arrays", "unloaded", "census"
+	"arrays", "unloaded", "rawmap", "mmapmap", "btf", "census"
 };
 
 /* The modes that attach programs (the others are controls). */
@@ -291,6 +296,8 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 	struct consumer cons = { 0 };
 	struct kview *kv = NULL;
 	unsigned long long irqs, softirqs;
+	void *map_mem = NULL;
+	int map_fd = -1;
 	pid_t traced, mc;
 	long long t0;
 	int i;
@@ -301,7 +308,23 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 	if (!traced)
 		traced_loop(iters);
 
-	if (r->mode != NONE) {
+	if (r->mode == RAWMAP || r->mode == MMAPMAP) {
+		LIBBPF_OPTS(bpf_map_create_opts, mo,
+			    .map_flags = r->mode == MMAPMAP ? BPF_F_MMAPABLE : 0);
+
+		map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mc_control", 4, 8, 1, &mo);
+		check(map_fd >= 0, "bpf_map_create: %s", strerror(errno));
+		if (r->mode == MMAPMAP) {
+			map_mem = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+				       MAP_SHARED, map_fd, 0);
+			check(map_mem != MAP_FAILED, "mmap the map: %s", strerror(errno));
+		}
+	} else if (r->mode == BTF) {
+		skel = memcached_hooks__open();
+		check(skel, "open: %s", strerror(errno));
+		check(!btf__load_into_kernel(bpf_object__btf(skel->obj)),
+		      "load the object's BTF: %s", strerror(errno));
+	} else if (r->mode != NONE) {
 		skel = memcached_hooks__open();
 		check(skel, "open: %s", strerror(errno));
 		if (r->mode == IN)
@@ -400,6 +423,10 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 	kview__destroy(kv);
 	r->detach_ns = now_ns() - t0;
 	memcached_hooks__destroy(skel);
+	if (map_mem)
+		munmap(map_mem, getpagesize());
+	if (map_fd >= 0)
+		close(map_fd);
 
 	/*
 	 * The tracing was real: with the traced process's events going
@@ -427,7 +454,7 @@ static int parse_list(char *s, int *out, int max, const char *const *names, int 
 		}
 		for (i = 0; i < nnames && strcmp(tok, names[i]); i++)
 			;
-		check(i < nnames, "unknown mode %s (none, post, in, pre, kview, loaded, maps, ringbuf, arrays, unloaded)", tok);
+		check(i < nnames, "unknown mode %s (none, post, in, pre, kview, loaded, maps, ringbuf, arrays, unloaded, rawmap, mmapmap, btf)", tok);
 		out[n++] = i;
 	}
 	check(n > 0, "empty list");
@@ -474,7 +501,7 @@ int main(int argc, char **argv)
 	seconds = atoi(argv[2]);
 	check(rounds >= 1 && seconds >= 1, "ROUNDS and SECONDS must be >= 1");
 	nn = parse_list(argv[3], ns, MAX_NS, NULL, 0);
-	nm = parse_list(argv[4], modes, MAX_MODES, mode_names, UNLOADED + 1);
+	nm = parse_list(argv[4], modes, MAX_MODES, mode_names, BTF + 1);
 	out = fopen(argv[5], "w");
 	check(out, "%s: %s", argv[5], strerror(errno));
 	fprintf(out, "bench,clock,mode,n,round,warmup,tps,ops,untraced_cpu_ns,cpu_ns_per_op,memcached_ns_per_op,memcached_cpu_ns,memcaslap_cpu_ns,traced_iters,traced_cpu_ns,traced_events,other_events,drops,tracer_cpu_ns,attach_ns,detach_ns,view_patches,view_pages,view_pt_pages,view_bytes,memcached_utime_ns,memcached_stime_ns,memcached_minflt,memcached_nvcsw,memcached_nivcsw,memcaslap_utime_ns,memcaslap_stime_ns,memcaslap_minflt,memcaslap_nvcsw,memcaslap_nivcsw,irqs,softirqs\n");

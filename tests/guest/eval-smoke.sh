@@ -22,6 +22,14 @@ rows() { awk -F, -v m="$2" 'NR > 1 && $0 ~ m' "$1" | wc -l; }
 awk -F, 'NR > 1 && $3 == "kview" && ($22 == 0 || $25 == 0) { exit 1 }' "$out/mc.csv" ||
 	bad "memcached: a kview run without patched sites or view memory"
 
+# The controls: each runs, writes its row, attaches nothing.
+"$E/memcached" 1 1 1 loaded,maps,ringbuf,arrays,unloaded "$out/mcc.csv" >/dev/null ||
+	bad "memcached driver failed on the controls"
+# warm-up: 5 runs; round 1: 5 more.
+[ "$(rows "$out/mcc.csv" .)" = 10 ] || bad "memcached controls: $(rows "$out/mcc.csv" .) rows, expected 10"
+awk -F, 'NR > 1 && ($16 != 0 || $22 != 0) { exit 1 }' "$out/mcc.csv" ||
+	bad "memcached: a control run counted events or patched text"
+
 # The fentry hook set: the function hooks as BPF trampolines, N = 16 (all
 # 16 hooks, 8 of them fentry programs: 8 trampoline sites in the view).
 "$E/memcached" --fentry 1 1 16 in,kview "$out/mcf.csv" "$out/censusf.csv" >/dev/null ||
