@@ -23,10 +23,10 @@ awk -F, 'NR > 1 && $3 == "kview" && ($22 == 0 || $25 == 0) { exit 1 }' "$out/mc.
 	bad "memcached: a kview run without patched sites or view memory"
 
 # The controls: each runs, writes its row, attaches nothing.
-"$E/memcached" 1 1 1 loaded,maps,ringbuf,arrays,unloaded "$out/mcc.csv" >/dev/null ||
+"$E/memcached" 1 1 1 loaded,maps,ringbuf,arrays,unloaded,rawmap,mmapmap,btf "$out/mcc.csv" >/dev/null ||
 	bad "memcached driver failed on the controls"
-# warm-up: 5 runs; round 1: 5 more.
-[ "$(rows "$out/mcc.csv" .)" = 10 ] || bad "memcached controls: $(rows "$out/mcc.csv" .) rows, expected 10"
+# warm-up: 8 runs; round 1: 8 more.
+[ "$(rows "$out/mcc.csv" .)" = 16 ] || bad "memcached controls: $(rows "$out/mcc.csv" .) rows, expected 16"
 awk -F, 'NR > 1 && ($16 != 0 || $22 != 0) { exit 1 }' "$out/mcc.csv" ||
 	bad "memcached: a control run counted events or patched text"
 
