@@ -29,6 +29,10 @@
  *   rawmap, mmapmap  a control: no object, one BPF array map of one entry
  *          made with bpf_map_create(), plain, or mmapable and mapped here
  *   btf    a control: the object's BTF loaded into the kernel, nothing else
+ *   opened a control: the object opened by libbpf (in this process's
+ *          memory), nothing loaded into the kernel
+ *   smallbtf, btf2k, btf4k  a control: a BTF of ints loaded, no object: one
+ *          (tens of bytes), or about 1.9 KiB, or 3.9 KiB of them
  *
  * N programs go round the hook list below: syscall tracepoints memcached
  * and memcaslap hit on every request (read, sendmsg, epoll_wait), kprobes
@@ -44,7 +48,8 @@
  *   memcached [--fentry] ROUNDS SECONDS NS MODES OUT.csv [CENSUS.csv]
  *     NS: comma-separated program counts (e.g. 1,4,16,64)
  *     MODES: comma-separated, of none,post,in,pre,kview and the controls
- *     loaded,maps,ringbuf,arrays,unloaded,rawmap,mmapmap,btf
+ *     loaded,maps,ringbuf,arrays,unloaded,rawmap,mmapmap,btf,opened,smallbtf,
+ *     btf2k,btf4k
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -222,11 +227,12 @@ static void *consumer_main(void *arg)
 
 enum mode {
 	NONE, POST, IN, PRE, KVIEW, LOADED, MAPS, RINGBUF, ARRAYS, UNLOADED,
-	RAWMAP, MMAPMAP, BTF, CENSUS
+	RAWMAP, MMAPMAP, BTF, OPENED, SMALLBTF, BTF2K, BTF4K, CENSUS
 };
 static const char *const mode_names[] = {
 	"none", "post", "in", "pre", "kview", "loaded", "maps", "ringbuf",
-	"arrays", "unloaded", "rawmap", "mmapmap", "btf", "census"
+	"arrays", "unloaded", "rawmap", "mmapmap", "btf", "opened", "smallbtf",
+	"btf2k", "btf4k", "census"
 };
 
 /* The modes that attach programs (the others are controls). */
@@ -296,6 +302,7 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 	struct consumer cons = { 0 };
 	struct kview *kv = NULL;
 	unsigned long long irqs, softirqs;
+	struct btf *small_btf = NULL;
 	void *map_mem = NULL;
 	int map_fd = -1;
 	pid_t traced, mc;
@@ -319,10 +326,22 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 				       MAP_SHARED, map_fd, 0);
 			check(map_mem != MAP_FAILED, "mmap the map: %s", strerror(errno));
 		}
-	} else if (r->mode == BTF) {
+	} else if (r->mode == SMALLBTF || r->mode == BTF2K || r->mode == BTF4K) {
+		/* 16 bytes a type: about 1.9 KiB and 3.9 KiB of BTF. */
+		int types = r->mode == BTF4K ? 240 : r->mode == BTF2K ? 116 : 1;
+
+		small_btf = btf__new_empty();
+		check(small_btf, "a new BTF: %s", strerror(errno));
+		for (i = 0; i < types; i++)
+			check(btf__add_int(small_btf, "int", 4, BTF_INT_SIGNED) > 0,
+			      "a BTF of %d ints: %s", types, strerror(errno));
+		check(!btf__load_into_kernel(small_btf), "load a BTF of one int: %s",
+		      strerror(errno));
+	} else if (r->mode == BTF || r->mode == OPENED) {
 		skel = memcached_hooks__open();
 		check(skel, "open: %s", strerror(errno));
-		check(!btf__load_into_kernel(bpf_object__btf(skel->obj)),
+		check(r->mode == OPENED ||
+		      !btf__load_into_kernel(bpf_object__btf(skel->obj)),
 		      "load the object's BTF: %s", strerror(errno));
 	} else if (r->mode != NONE) {
 		skel = memcached_hooks__open();
@@ -423,6 +442,7 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 	kview__destroy(kv);
 	r->detach_ns = now_ns() - t0;
 	memcached_hooks__destroy(skel);
+	btf__free(small_btf);
 	if (map_mem)
 		munmap(map_mem, getpagesize());
 	if (map_fd >= 0)
@@ -454,7 +474,7 @@ static int parse_list(char *s, int *out, int max, const char *const *names, int 
 		}
 		for (i = 0; i < nnames && strcmp(tok, names[i]); i++)
 			;
-		check(i < nnames, "unknown mode %s (none, post, in, pre, kview, loaded, maps, ringbuf, arrays, unloaded, rawmap, mmapmap, btf)", tok);
+		check(i < nnames, "unknown mode %s (none, post, in, pre, kview, loaded, maps, ringbuf, arrays, unloaded, rawmap, mmapmap, btf, opened, smallbtf, btf2k, btf4k)", tok);
 		out[n++] = i;
 	}
 	check(n > 0, "empty list");
@@ -501,7 +521,7 @@ int main(int argc, char **argv)
 	seconds = atoi(argv[2]);
 	check(rounds >= 1 && seconds >= 1, "ROUNDS and SECONDS must be >= 1");
 	nn = parse_list(argv[3], ns, MAX_NS, NULL, 0);
-	nm = parse_list(argv[4], modes, MAX_MODES, mode_names, BTF + 1);
+	nm = parse_list(argv[4], modes, MAX_MODES, mode_names, BTF4K + 1);
 	out = fopen(argv[5], "w");
 	check(out, "%s: %s", argv[5], strerror(errno));
 	fprintf(out, "bench,clock,mode,n,round,warmup,tps,ops,untraced_cpu_ns,cpu_ns_per_op,memcached_ns_per_op,memcached_cpu_ns,memcaslap_cpu_ns,traced_iters,traced_cpu_ns,traced_events,other_events,drops,tracer_cpu_ns,attach_ns,detach_ns,view_patches,view_pages,view_pt_pages,view_bytes,memcached_utime_ns,memcached_stime_ns,memcached_minflt,memcached_nvcsw,memcached_nivcsw,memcaslap_utime_ns,memcaslap_stime_ns,memcaslap_minflt,memcaslap_nvcsw,memcaslap_nivcsw,irqs,softirqs\n");
