@@ -474,7 +474,15 @@ static int parse_list(char *s, int *out, int max, const char *const *names, int 
 		}
 		for (i = 0; i < nnames && strcmp(tok, names[i]); i++)
 			;
-		check(i < nnames, "unknown mode %s (none, post, in, pre, kview, loaded, maps, ringbuf, arrays, unloaded, rawmap, mmapmap, btf, opened, smallbtf, btf2k, btf4k)", tok);
+		if (i == nnames) {
+			char known[256] = "";
+			size_t len = 0;
+
+			for (i = 0; i < nnames; i++)
+				len += snprintf(known + len, len < sizeof(known) ?
+						sizeof(known) - len : 0, " %s", names[i]);
+			fail("unknown mode %s (one of:%s)", tok, known);
+		}
 		out[n++] = i;
 	}
 	check(n > 0, "empty list");

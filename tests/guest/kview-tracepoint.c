@@ -399,14 +399,18 @@ static void test_module(void)
 }
 
 /*
- * The view's and the global bytes at sys_enter's static call site @site:
- * the view calls @view_dest, the global text @global_dest.
+ * The views hold @nr call patches, and at sys_enter's static call site
+ * @site the view calls @view_dest, the global text @global_dest.
  */
-static void check_site(struct kview *kv, unsigned long site,
+static void check_site(struct kview *kv, unsigned long site, unsigned int nr,
 		       const char *view_dest, const char *global_dest,
 		       const char *when)
 {
 	unsigned char vb[5], gb[5];
+	unsigned int have;
+
+	first_patch("call", &have);
+	check_eq(have, nr);
 
 	check(!kview__read_text(kv, site, vb, gb, 5), "read text at %#lx: %s",
 	      site, strerror(errno));
@@ -445,7 +449,7 @@ static void test_direct_call(void)
 	char *spin[] = { "sleep", "60", NULL };
 	struct tpcount *view = load("tp_raw_enter", 0, 0), *raw, *global;
 	struct bpf_link *vl, *rl, *gl;
-	unsigned long site, again;
+	unsigned long site;
 	unsigned int nr;
 	struct kview *kv;
 	pid_t holder;
@@ -458,40 +462,31 @@ static void test_direct_call(void)
 	site = first_patch("call", &nr);
 	diag("raw_syscalls/sys_enter in the view: %u call patch(es), first at %#lx",
 	     nr, site);
-	check_eq(nr, 1);
-	check_site(kv, site, "perf_trace_sys_enter", "__traceiter_sys_enter",
+	check_site(kv, site, 1, "perf_trace_sys_enter", "__traceiter_sys_enter",
 		   "one probe, armed in the view");
 	run_counted(kv, view, NULL);
 
 	/* A second probe: the iterator for the view too, no global write. */
 	raw = load("rawtp_enter", 0, 0);
 	rl = attach(raw, "rawtp_enter", kv);
-	first_patch("call", &nr);
-	check_eq(nr, 0);
-	check_site(kv, site, "__traceiter_sys_enter", "__traceiter_sys_enter",
+	check_site(kv, site, 0, "__traceiter_sys_enter", "__traceiter_sys_enter",
 		   "two probes");
 	run_counted(kv, view, raw);
 	bpf_link__destroy(rl);
 	tpcount__destroy(raw);
-	again = first_patch("call", &nr);
-	check_eq(nr, 1);
-	check_eq(again, site);
-	check_site(kv, site, "perf_trace_sys_enter", "__traceiter_sys_enter",
+	check_eq(first_patch("call", NULL), site);
+	check_site(kv, site, 1, "perf_trace_sys_enter", "__traceiter_sys_enter",
 		   "the second probe gone");
 
 	/* Armed globally: the global text calls the probe, the view with it. */
 	global = load("tp_raw_enter", 0, 0);
 	gl = attach(global, "tp_raw_enter", NULL);
-	first_patch("call", &nr);
-	check_eq(nr, 0);
-	check_site(kv, site, "perf_trace_sys_enter", "perf_trace_sys_enter",
+	check_site(kv, site, 0, "perf_trace_sys_enter", "perf_trace_sys_enter",
 		   "armed globally too");
 	run_counted(kv, view, NULL);
 	bpf_link__destroy(gl);
 	tpcount__destroy(global);
-	first_patch("call", &nr);
-	check_eq(nr, 1);
-	check_site(kv, site, "perf_trace_sys_enter", "__traceiter_sys_enter",
+	check_site(kv, site, 1, "perf_trace_sys_enter", "__traceiter_sys_enter",
 		   "the global arm gone");
 	run_counted(kv, view, NULL);
 
