@@ -42,12 +42,18 @@ $(TEST_GUEST_OUT)/%: $(ROOT)/tests/guest/%.c $$(addprefix $(TEST_BPF_OUT)/,$$(ad
 	@echo "  CC      tests/guest/$*"
 	$(Q)$(CC) $(TEST_CFLAGS) $< -o $@ $(LIBKVIEW_A) $(LDLIBS_BPF) -lpthread
 
-# Host unit test of the CLI's BTF printer (tests/host/btf-printer).
+# Host unit tests of the CLI's BTF printer and JSON writer (tests/host/).
 TEST_HOST_OUT := $(BUILD)/tests/host
-tests: $(TEST_HOST_OUT)/btf-printer
+tests: $(TEST_HOST_OUT)/btf-printer $(TEST_HOST_OUT)/json-writer
 $(TEST_HOST_OUT)/btf-printer: $(ROOT)/tests/host/btf-printer.c $(ROOT)/userspace/dump.c \
-		$(ROOT)/userspace/kview-cli.h
+		$(ROOT)/userspace/json.c $(ROOT)/userspace/json.h $(ROOT)/userspace/kview-cli.h
 	@mkdir -p $(@D)
 	@echo "  CC      tests/host/btf-printer"
 	$(Q)$(CC) $(CFLAGS) -I$(ROOT)/userspace $(ROOT)/tests/host/btf-printer.c \
-		$(ROOT)/userspace/dump.c -o $@ $(LDLIBS_BPF)
+		$(ROOT)/userspace/dump.c $(ROOT)/userspace/json.c -o $@ $(LDLIBS_BPF)
+$(TEST_HOST_OUT)/json-writer: $(ROOT)/tests/host/json-writer.c $(ROOT)/userspace/json.c \
+		$(ROOT)/userspace/json.h
+	@mkdir -p $(@D)
+	@echo "  CC      tests/host/json-writer"
+	$(Q)$(CC) $(CFLAGS) -I$(ROOT)/userspace $(ROOT)/tests/host/json-writer.c \
+		$(ROOT)/userspace/json.c -o $@

@@ -208,19 +208,16 @@ static void print_load_failure(const char *path, struct bpf_object *obj, int err
 		return;
 	}
 	if (json_output) {
+		struct json_writer w;
 		char msg[512];
 
 		snprintf(msg, sizeof(msg), "%s: the verifier rejected program '%s' (%s)",
 			 path, bpf_program__name(failed), bpf_error(err));
-		fputs("{\"type\":\"error\",\"message\":", stderr);
-		json_string(stderr, msg);
-		fputs(",\"program\":", stderr);
-		json_string(stderr, bpf_program__name(failed));
-		fputs(",\"error\":", stderr);
-		json_string(stderr, bpf_error(err));
-		fputs(",\"log\":", stderr);
-		json_string(stderr, log);
-		fputs("}\n", stderr);
+		json_message(&w, "error", msg);
+		jw_key_string(&w, "program", bpf_program__name(failed));
+		jw_key_string(&w, "error", bpf_error(err));
+		jw_key_string(&w, "log", log);
+		jw_end_object(&w);
 		return;
 	}
 	error_note("%s: the verifier rejected program '%s' (%s); end of its log:",
@@ -386,27 +383,58 @@ static void print_attached_json(struct kview_links *links, struct kview *kv,
 				const char *mode, pid_t pid)
 {
 	const struct bpf_program *prog;
+	struct json_writer w;
 	struct kview_info info;
 	size_t i;
 
-	printf("{\"type\":\"attached\",\"mode\":\"%s\",\"pid\":%d,", mode, pid);
+	jw_begin_record(&w, stdout, "attached");
+	jw_key_string(&w, "mode", mode);
+	jw_key_int(&w, "pid", pid);
 	if (kv) {
 		kview__info(kv, &info);
-		printf("\"view\":%u,\"memory\":{\"probe_sites\":%u,\"text_pages\":%u,"
-		       "\"pt_pages\":%u,\"bytes\":%llu},", info.id, info.nr_patches,
-		       info.nr_pages, info.nr_pt_pages, (unsigned long long)info.bytes);
+		jw_key_uint(&w, "view", info.id);
+		jw_key(&w, "memory");
+		jw_begin_object(&w);
+		jw_key_uint(&w, "probe_sites", info.nr_patches);
+		jw_key_uint(&w, "text_pages", info.nr_pages);
+		jw_key_uint(&w, "pt_pages", info.nr_pt_pages);
+		jw_key_uint(&w, "bytes", info.bytes);
+		jw_end_object(&w);
 	}
-	printf("\"programs\":[");
+	jw_key(&w, "programs");
+	jw_begin_array(&w);
 	for (i = 0; i < kview_links__count(links); i++) {
 		prog = kview_links__program(links, i);
-		printf("%s{\"section\":", i ? "," : "");
-		json_string(stdout, bpf_program__section_name(prog));
-		printf(",\"name\":");
-		json_string(stdout, bpf_program__name(prog));
-		printf("}");
+		jw_begin_object(&w);
+		jw_key_string(&w, "section", bpf_program__section_name(prog));
+		jw_key_string(&w, "name", bpf_program__name(prog));
+		jw_end_object(&w);
 	}
-	printf("]}\n");
+	jw_end_array(&w);
+	jw_end_object(&w);
 	fflush(stdout);
+}
+
+/*
+ * -j: the detached line, why, and with -c how the command (@pid, 0: none)
+ * ended: @stopped by kview, with wait status @status.
+ */
+static void print_detached_json(const char *reason, pid_t pid, bool stopped,
+				int status)
+{
+	struct json_writer w;
+
+	jw_begin_record(&w, stdout, "detached");
+	jw_key_string(&w, "reason", reason);
+	if (pid) {
+		jw_key(&w, "command");
+		jw_begin_object(&w);
+		jw_key_int(&w, "pid", pid);
+		jw_key_bool(&w, "stopped", stopped);
+		jw_key_string(&w, "status", describe_status(status));
+		jw_end_object(&w);
+	}
+	jw_end_object(&w);
 }
 
 /*
@@ -764,17 +792,8 @@ int cmd_attach(int argc, char **argv)
 	fflush(stdout);
 	if (command && !cmd_done)
 		stop_command(pid, view_id, stop_sig, quiet, &status);
-	if (!quiet && json_output) {
-		printf("{\"type\":\"detached\",\"reason\":");
-		json_string(stdout, stop_reason);
-		if (command) {
-			printf(",\"command\":{\"pid\":%d,\"stopped\":%s,\"status\":", pid,
-			       cmd_done ? "false" : "true");
-			json_string(stdout, describe_status(status));
-			printf("}");
-		}
-		printf("}\n");
-	}
+	if (!quiet && json_output)
+		print_detached_json(stop_reason, command ? pid : 0, !cmd_done, status);
 	fflush(stdout);
 	kview__destroy(kv);
 	bpf_object__close(obj);

@@ -4,14 +4,15 @@
 
 KVIEW_OUT := $(BUILD)/userspace
 KVIEW_BIN := $(KVIEW_OUT)/kview
-KVIEW_SRCS := kview.c attach.c exec.c command.c list.c views.c dump.c
+KVIEW_SRCS := kview.c attach.c exec.c command.c list.c views.c dump.c json.c
 KVIEW_OBJS := $(patsubst %.c,$(KVIEW_OUT)/%.o,$(KVIEW_SRCS))
 KVIEW_CFLAGS := $(CFLAGS) -I$(ROOT)/userspace -I$(ROOT)/libbpf-ext/include -I$(INCDIR)
 EXAMPLES := $(patsubst $(ROOT)/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard $(ROOT)/userspace/examples/*.bpf.c))
 
 userspace: $(KVIEW_BIN) $(EXAMPLES)
 
-$(KVIEW_OBJS): $(KVIEW_OUT)/%.o: $(ROOT)/userspace/%.c $(ROOT)/userspace/kview-cli.h $(LIBKVIEW_HDRS)
+$(KVIEW_OBJS): $(KVIEW_OUT)/%.o: $(ROOT)/userspace/%.c $(ROOT)/userspace/kview-cli.h \
+		$(ROOT)/userspace/json.h $(LIBKVIEW_HDRS)
 	@mkdir -p $(@D)
 	@echo "  CC      userspace/$*.c"
 	$(Q)$(CC) $(KVIEW_CFLAGS) -c $< -o $@

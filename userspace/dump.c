@@ -17,41 +17,78 @@
 
 #include "kview-cli.h"
 
-void json_string_n(FILE *out, const char *s, size_t max)
+/*
+ * Where the BTF printer writes: text on @out, or JSON through @jw (NULL
+ * for text), with the object's BTF.
+ */
+struct printer {
+	FILE *out;
+	struct json_writer *jw;
+	const struct btf *btf;
+};
+
+static void put_uint(const struct printer *p, unsigned long long v)
 {
-	size_t i;
-
-	fputc('"', out);
-	for (i = 0; i < max && s[i]; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
+	if (p->jw)
+		jw_uint(p->jw, v);
+	else
+		fprintf(p->out, "%llu", v);
 }
 
-void json_string(FILE *out, const char *s)
+static void put_int(const struct printer *p, long long v)
 {
-	json_string_n(out, s, SIZE_MAX);
+	if (p->jw)
+		jw_int(p->jw, v);
+	else
+		fprintf(p->out, "%lld", v);
+}
+
+/* A name (an enum value's) or hex bytes: as it is in text, a JSON string. */
+static void put_name(const struct printer *p, const char *s)
+{
+	if (p->jw)
+		jw_string(p->jw, s);
+	else
+		fputs(s, p->out);
 }
 
 /* Bytes BTF does not describe: "01 02 ..", a string in JSON. */
-static void hex(FILE *out, const void *data, size_t len)
+static void hex(const struct printer *p, const void *data, size_t len)
 {
-	const unsigned char *p = data;
+	const unsigned char *b = data;
+	char *s = malloc(len * 3 + 1);
 	size_t i;
 
-	if (json_output)
-		fprintf(out, "\"");
+	if (!s)
+		die("out of memory");
 	for (i = 0; i < len; i++)
-		fprintf(out, "%s%02x", i ? " " : "", p[i]);
-	if (json_output)
-		fprintf(out, "\"");
+		sprintf(s + 3 * i, "%02x ", b[i]);
+	s[len ? 3 * len - 1 : 0] = '\0';	/* the last space */
+	put_name(p, s);
+	free(s);
+}
+
+/* An array's brackets; text separates its elements with ", " (@i: index). */
+static void begin_list(const struct printer *p)
+{
+	if (p->jw)
+		jw_begin_array(p->jw);
+	else
+		fputc('[', p->out);
+}
+
+static void list_item(const struct printer *p, size_t i)
+{
+	if (!p->jw && i)
+		fputs(", ", p->out);
+}
+
+static void end_list(const struct printer *p)
+{
+	if (p->jw)
+		jw_end_array(p->jw);
+	else
+		fputc(']', p->out);
 }
 
 static bool is_int(const struct btf *btf, __u32 id, size_t size)
@@ -107,31 +144,16 @@ static unsigned long long read_bits(const void *data, __u32 off, __u32 bits,
 
 #define MAX_DEPTH 8
 
-static void put_value(FILE *out, const struct btf *btf, __u32 id,
-		  const void *data, size_t size, int depth);
+static void put_value(const struct printer *p, __u32 id, const void *data,
+		      size_t size, int depth);
 
-/* An integer or enum of @bits bits at bit @off of @data. */
-static void scalar(FILE *out, const struct btf *btf,
-		   const struct btf_type *t, const void *data, __u32 off,
-		   __u32 bits)
+/* The name of enum @t's value @v of @bits bits, or NULL. */
+static const char *enum_name(const struct btf *btf, const struct btf_type *t,
+			     unsigned long long v, __u32 bits)
 {
-	unsigned long long v;
+	unsigned long long mask = bits < 64 ? (1ULL << bits) - 1 : ~0ULL;
 	__u32 i;
 
-	if (btf_is_int(t)) {
-		__u8 enc = btf_int_encoding(t);
-
-		v = read_bits(data, off, bits, enc & BTF_INT_SIGNED);
-		if (enc & BTF_INT_BOOL)
-			fprintf(out, "%s", v ? "true" : "false");
-		else if (enc & BTF_INT_SIGNED)
-			fprintf(out, "%lld", (long long)v);
-		else
-			fprintf(out, "%llu", v);
-		return;
-	}
-	/* An enum: its name, or the number if no name has that value. */
-	v = read_bits(data, off, bits, btf_kflag(t));
 	for (i = 0; i < btf_vlen(t); i++) {
 		unsigned long long ev;
 		__u32 name;
@@ -144,17 +166,44 @@ static void scalar(FILE *out, const struct btf *btf,
 					    (__u32)btf_enum(t)[i].val;
 			name = btf_enum(t)[i].name_off;
 		}
-		if (bits < 64)
-			ev &= (1ULL << bits) - 1;
-		if ((bits < 64 ? v & ((1ULL << bits) - 1) : v) == ev) {
-			if (json_output)
-				json_string_n(out, btf__name_by_offset(btf, name), SIZE_MAX);
-			else
-				fprintf(out, "%s", btf__name_by_offset(btf, name));
-			return;
-		}
+		if ((v & mask) == (ev & mask))
+			return btf__name_by_offset(btf, name);
 	}
-	fprintf(out, btf_kflag(t) ? "%lld" : "%llu", v);
+	return NULL;
+}
+
+/* An integer or enum of @bits bits at bit @off of @data. */
+static void scalar(const struct printer *p, const struct btf_type *t,
+		   const void *data, __u32 off, __u32 bits)
+{
+	unsigned long long v;
+	const char *name;
+	bool sign;
+
+	if (btf_is_int(t)) {
+		__u8 enc = btf_int_encoding(t);
+
+		v = read_bits(data, off, bits, enc & BTF_INT_SIGNED);
+		if (enc & BTF_INT_BOOL && p->jw)
+			jw_bool(p->jw, v);
+		else if (enc & BTF_INT_BOOL)
+			fputs(v ? "true" : "false", p->out);
+		else if (enc & BTF_INT_SIGNED)
+			put_int(p, v);
+		else
+			put_uint(p, v);
+		return;
+	}
+	/* An enum: its name, or the number if no name has that value. */
+	sign = btf_kflag(t);
+	v = read_bits(data, off, bits, sign);
+	name = enum_name(p->btf, t, v, bits);
+	if (name)
+		put_name(p, name);
+	else if (sign)
+		put_int(p, v);
+	else
+		put_uint(p, v);
 }
 
 static bool is_char(const struct btf *btf, const struct btf_type *t)
@@ -165,10 +214,10 @@ static bool is_char(const struct btf *btf, const struct btf_type *t)
 }
 
 /* The members of struct/union @t; an anonymous member's inline. */
-static void members(FILE *out, const struct btf *btf,
-		    const struct btf_type *t, const void *data, int depth,
-		    bool *first)
+static void members(const struct printer *p, const struct btf_type *t,
+		    const void *data, int depth, bool *first)
 {
+	const struct btf *btf = p->btf;
 	const struct btf_member *m = btf_members(t);
 	__u32 i;
 
@@ -183,28 +232,72 @@ static void members(FILE *out, const struct btf *btf,
 		if (!mt || msize < 0 || (size_t)(off + bits + 7) / 8 > t->size)
 			continue;
 		if ((!name || !*name) && btf_is_composite(mt)) {
-			members(out, btf, mt, (const char *)data + off / 8,
-				depth + 1, first);
+			members(p, mt, (const char *)data + off / 8, depth + 1, first);
 			continue;
 		}
-		if (json_output) {
-			fprintf(out, "%s", *first ? "" : ",");
-			json_string_n(out, name, SIZE_MAX);
-			fprintf(out, ":");
-		} else {
-			fprintf(out, "%s%s=", *first ? "" : ", ", name);
-		}
+		if (p->jw)
+			jw_key(p->jw, name ? name : "");
+		else
+			fprintf(p->out, "%s%s=", *first ? "" : ", ", name);
 		*first = false;
 		if (bits || off % 8) {
 			if (btf_is_int(mt) || btf_is_any_enum(mt))
-				scalar(out, btf, mt, data, off, bits ? bits : msize * 8);
+				scalar(p, mt, data, off, bits ? bits : msize * 8);
 			else
-				hex(out, (const char *)data + off / 8, msize);
+				hex(p, (const char *)data + off / 8, msize);
 			continue;
 		}
-		put_value(out, btf, m[i].type, (const char *)data + off / 8, msize,
-		      depth + 1);
+		put_value(p, m[i].type, (const char *)data + off / 8, msize, depth + 1);
 	}
+}
+
+/* A char array: up to its NUL; text escapes all but printable ASCII. */
+static void put_chars(const struct printer *p, const char *s, __u32 n)
+{
+	__u32 i;
+
+	if (p->jw) {
+		jw_string_n(p->jw, s, n);
+		return;
+	}
+	fputc('"', p->out);
+	for (i = 0; i < n && s[i]; i++)
+		fprintf(p->out, s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' &&
+			s[i] != '\\' ? "%c" : "\\x%02x", (unsigned char)s[i]);
+	fputc('"', p->out);
+}
+
+static void put_array(const struct printer *p, const struct btf_type *t,
+		      const void *data, long tsize, int depth)
+{
+	const struct btf_array *arr = btf_array(t);
+	__u32 eid = btf__resolve_type(p->btf, arr->type);
+	const struct btf_type *et = btf__type_by_id(p->btf, eid);
+	long esize = btf__resolve_size(p->btf, eid);
+	__u32 i;
+
+	if (!et || esize <= 0) {
+		hex(p, data, tsize);
+		return;
+	}
+	if (is_char(p->btf, et)) {
+		put_chars(p, data, arr->nelems);
+		return;
+	}
+	begin_list(p);
+	for (i = 0; i < arr->nelems; i++) {
+		list_item(p, i);
+		put_value(p, eid, (const char *)data + i * esize, esize, depth + 1);
+	}
+	end_list(p);
+}
+
+static void put_double(const struct printer *p, double v)
+{
+	if (p->jw)
+		jw_double(p->jw, v);	/* every digit */
+	else
+		fprintf(p->out, "%g", v);	/* for reading */
 }
 
 /*
@@ -214,86 +307,46 @@ static void members(FILE *out, const struct btf *btf,
  * member) and JSON (the same as JSON values).  What BTF does not
  * describe, or nests too deep, is shown in hex.
  */
-static void put_value(FILE *out, const struct btf *btf, __u32 id,
-		  const void *data, size_t size, int depth)
+static void put_value(const struct printer *p, __u32 id, const void *data,
+		      size_t size, int depth)
 {
 	const struct btf_type *t = NULL;
 	long tsize = -1;
+	bool first = true;
 
-	if (btf && id) {
-		id = btf__resolve_type(btf, id);
-		t = btf__type_by_id(btf, id);
-		tsize = btf__resolve_size(btf, id);
+	if (p->btf && id) {
+		id = btf__resolve_type(p->btf, id);
+		t = btf__type_by_id(p->btf, id);
+		tsize = btf__resolve_size(p->btf, id);
 	}
 	if (!t || tsize < 0 || (size_t)tsize > size || depth > MAX_DEPTH) {
 		/* No type: a 4- or 8-byte value is most likely a count. */
 		if (!t && (size == 4 || size == 8))
-			fprintf(out, "%llu", as_u64(data, size));
+			put_uint(p, as_u64(data, size));
 		else
-			hex(out, data, size);
-		return;
-	}
-	if ((btf_is_int(t) && btf_int_bits(t) <= 64) || btf_is_any_enum(t)) {
-		scalar(out, btf, t, data, btf_is_int(t) ? btf_int_offset(t) : 0,
+			hex(p, data, size);
+	} else if ((btf_is_int(t) && btf_int_bits(t) <= 64) || btf_is_any_enum(t)) {
+		scalar(p, t, data, btf_is_int(t) ? btf_int_offset(t) : 0,
 		       btf_is_int(t) ? btf_int_bits(t) : t->size * 8);
-		return;
+	} else if (btf_is_ptr(t) && p->jw) {
+		jw_hex(p->jw, as_u64(data, tsize));
+	} else if (btf_is_ptr(t)) {
+		fprintf(p->out, "0x%llx", as_u64(data, tsize));
+	} else if (btf_is_float(t) && (tsize == 4 || tsize == 8)) {
+		put_double(p, tsize == 4 ? *(const float *)data : *(const double *)data);
+	} else if (btf_is_array(t)) {
+		put_array(p, t, data, tsize, depth);
+	} else if (btf_is_composite(t) && p->jw) {
+		jw_begin_object(p->jw);
+		members(p, t, data, depth, &first);
+		jw_end_object(p->jw);
+	} else if (btf_is_composite(t)) {
+		fputc('{', p->out);
+		members(p, t, data, depth, &first);
+		fputc('}', p->out);
+	} else {
+		hex(p, data, tsize);
 	}
-	if (btf_is_ptr(t)) {
-		fprintf(out, json_output ? "\"0x%llx\"" : "0x%llx", as_u64(data, tsize));
-		return;
-	}
-	if (btf_is_float(t) && (tsize == 4 || tsize == 8)) {
-		double v = tsize == 4 ? *(const float *)data : *(const double *)data;
-
-		if (json_output && (v != v || v - v != 0))
-			fprintf(out, "\"%g\"", v);	/* NaN, inf */
-		else	/* JSON: every digit; text: for reading */
-			fprintf(out, json_output ? "%.17g" : "%g", v);
-		return;
-	}
-	if (btf_is_array(t)) {
-		const struct btf_array *arr = btf_array(t);
-		__u32 eid = btf__resolve_type(btf, arr->type);
-		const struct btf_type *et = btf__type_by_id(btf, eid);
-		long esize = btf__resolve_size(btf, eid);
-		__u32 i;
-
-		if (!et || esize <= 0) {
-			hex(out, data, tsize);
-			return;
-		}
-		if (is_char(btf, et)) {
-			const char *s = data;
-
-			if (json_output) {
-				json_string_n(out, s, arr->nelems);
-				return;
-			}
-			fprintf(out, "\"");
-			for (i = 0; i < arr->nelems && s[i]; i++)
-				fprintf(out, s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' &&
-					  s[i] != '\\' ? "%c" : "\\x%02x", (unsigned char)s[i]);
-			fprintf(out, "\"");
-			return;
-		}
-		fprintf(out, "[");
-		for (i = 0; i < arr->nelems; i++) {
-			fprintf(out, "%s", !i ? "" : json_output ? "," : ", ");
-			put_value(out, btf, eid, (const char *)data + i * esize, esize,
-			      depth + 1);
-		}
-		fprintf(out, "]");
-		return;
-	}
-	if (btf_is_composite(t)) {
-		bool first = true;
-
-		fprintf(out, "{");
-		members(out, btf, t, data, depth, &first);
-		fprintf(out, "}");
-		return;
-	}
-	hex(out, data, tsize);
 }
 
 static const char *map_type_name(enum bpf_map_type type)
@@ -344,13 +397,14 @@ static bool is_log2_hist(struct bpf_map *map, const struct btf *btf)
 }
 
 /* Bucket ranges and bars, as bcc's print_log2_hist() draws them. */
-static void dump_log2_hist(FILE *out, struct bpf_map *map)
+static void dump_log2_hist(const struct printer *p, struct bpf_map *map)
 {
 	unsigned int i, n = bpf_map__max_entries(map), last = 0;
 	size_t vsz = bpf_map__value_size(map);
 	unsigned long long v[64] = { 0 }, max = 0, total = 0;
 	unsigned char buf[8];
 	int fd = bpf_map__fd(map);
+	struct json_writer *jw = p->jw;
 	const int width = 40;
 
 	for (i = 0; i < n; i++) {
@@ -364,137 +418,193 @@ static void dump_log2_hist(FILE *out, struct bpf_map *map)
 		if (v[i])
 			last = i;
 	}
-	if (json_output) {
-		fprintf(out, "\"histogram\":{\"total\":%llu,\"buckets\":[", total);
-		for (i = 0; total && i <= last; i++)
-			fprintf(out, "%s{\"low\":%llu,\"high\":%llu,\"count\":%llu}",
-				  i ? "," : "", i ? 1ULL << i : 0, (2ULL << i) - 1, v[i]);
-		fprintf(out, "]}");
+	if (jw) {
+		jw_key(jw, "histogram");
+		jw_begin_object(jw);
+		jw_key_uint(jw, "total", total);
+		jw_key(jw, "buckets");
+		jw_begin_array(jw);
+		for (i = 0; total && i <= last; i++) {
+			jw_begin_object(jw);
+			jw_key_uint(jw, "low", i ? 1ULL << i : 0);
+			jw_key_uint(jw, "high", (2ULL << i) - 1);
+			jw_key_uint(jw, "count", v[i]);
+			jw_end_object(jw);
+		}
+		jw_end_array(jw);
+		jw_end_object(jw);
 		return;
 	}
-	fprintf(out, "map %s (array, log2 histogram, %llu in all):\n",
-		  bpf_map__name(map), total);
+	fprintf(p->out, "map %s (array, log2 histogram, %llu in all):\n",
+		bpf_map__name(map), total);
 	if (!total)
 		return;
-	fprintf(out, "  %24s : %-10s distribution\n", "value", "count");
+	fprintf(p->out, "  %24s : %-10s distribution\n", "value", "count");
 	for (i = 0; i <= last; i++) {
 		unsigned long long lo = i ? 1ULL << i : 0, hi = (2ULL << i) - 1;
 		int bar = max ? (int)(v[i] * width / max) : 0;
 
-		fprintf(out, "  %10llu -> %-10llu : %-10llu |%-*.*s|\n", lo, hi,
-			  v[i], width, bar,
-			  "****************************************");
+		fprintf(p->out, "  %10llu -> %-10llu : %-10llu |%-*.*s|\n", lo, hi,
+			v[i], width, bar,
+			"****************************************");
 	}
 }
 
+/* A map's entries are read with its key and value sizes, per CPU or not. */
+struct map_reader {
+	struct bpf_map *map;
+	int fd, ncpus;
+	size_t ksz, vsz, stride;
+	__u32 kid, vid;
+	bool percpu;
+};
+
 /*
- * One map into @out: text, "map NAME (TYPE, N entries):" then a line per
- * entry; JSON, the members of the map's object.
+ * One entry: text "  KEY: VALUE" (per CPU: "[a, b] sum N"), JSON
+ * {"key":KEY,"value":VALUE} (per CPU: "values":[a,b],"sum":N).
  */
-static void dump_map(FILE *out, struct bpf_map *map,
-		     const struct btf *btf)
+static void put_entry(const struct printer *p, const struct map_reader *r,
+		      const void *key, const void *val)
 {
-	enum bpf_map_type type = bpf_map__type(map);
-	size_t ksz = bpf_map__key_size(map), vsz = bpf_map__value_size(map);
-	__u32 kid = bpf_map__btf_key_type_id(map);
-	__u32 vid = bpf_map__btf_value_type_id(map);
-	int fd = bpf_map__fd(map), ncpus = 1, cpu;
-	bool percpu = is_percpu(type), first = true, json = json_output;
-	size_t stride = vsz, entries = 0, zeroes = 0;
-	void *key = NULL, *next, *val;
-	char *lbuf = NULL;
-	size_t llen = 0;
-	FILE *lines = open_memstream(&lbuf, &llen);
-	unsigned long long sum;
+	unsigned long long sum = 0;
+	int cpu;
 
-	if (json) {
-		fprintf(out, "{\"name\":");
-		json_string_n(out, bpf_map__name(map), SIZE_MAX);
-		fprintf(out, ",\"type\":\"%s\",", map_type_name(type));
+	if (p->jw) {
+		jw_begin_object(p->jw);
+		jw_key(p->jw, "key");
+	} else {
+		fputs("  ", p->out);
 	}
-	if (is_log2_hist(map, btf)) {
-		dump_log2_hist(out, map);
-		if (json)
-			fprintf(out, "}");
-		return;
-	}
-	if (type == BPF_MAP_TYPE_RINGBUF || type == BPF_MAP_TYPE_PERF_EVENT_ARRAY ||
-	    !dumpable(type)) {
-		bool streams = type == BPF_MAP_TYPE_RINGBUF ||
-			       type == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
+	put_value(p, r->kid, key, r->ksz, 0);
+	if (p->jw)
+		jw_key(p->jw, r->percpu ? "values" : "value");
+	else
+		fputs(": ", p->out);
+	if (!r->percpu) {
+		put_value(p, r->vid, val, r->vsz, 0);
+	} else {
+		begin_list(p);
+		for (cpu = 0; cpu < r->ncpus; cpu++) {
+			const void *v = (const char *)val + cpu * r->stride;
 
-		if (json)
-			fprintf(out, "\"%s\":true}", streams ? "streamed" : "not_dumped");
-		else if (streams)
-			fprintf(out, "map %s (%s): its records are printed as they arrive\n",
-				  bpf_map__name(map), map_type_name(type));
-		else
-			fprintf(out, "map %s (%s): not dumped\n", bpf_map__name(map),
-				  map_type_name(type));
-		return;
+			list_item(p, cpu);
+			put_value(p, r->vid, v, r->vsz, 0);
+			sum += as_u64(v, r->vsz);
+		}
+		end_list(p);
+		if (is_int(p->btf, r->vid, r->vsz) && p->jw)
+			jw_key_uint(p->jw, "sum", sum);
+		else if (is_int(p->btf, r->vid, r->vsz))
+			fprintf(p->out, " sum %llu", sum);
 	}
-	if (percpu) {
-		ncpus = libbpf_num_possible_cpus();
-		if (ncpus < 1)
-			ncpus = 1;
-		stride = (vsz + 7) & ~7UL;
-	}
-	next = calloc(1, ksz);
-	key = calloc(1, ksz);
-	val = calloc(ncpus, stride);
-	if (!next || !key || !val || !lines)
+	if (p->jw)
+		jw_end_object(p->jw);
+	else
+		fputc('\n', p->out);
+}
+
+/*
+ * Every entry of the map through put_entry(); *@entries counts them, and
+ * *@zeroes the empty slots of an array, left out.
+ */
+static void put_entries(const struct printer *p, const struct map_reader *r,
+			size_t *entries, size_t *zeroes)
+{
+	enum bpf_map_type type = bpf_map__type(r->map);
+	void *key = calloc(1, r->ksz), *next = calloc(1, r->ksz);
+	void *val = calloc(r->ncpus, r->stride);
+	bool first = true;
+
+	if (!next || !key || !val)
 		die("out of memory");
-
-	while (bpf_map_get_next_key(fd, first ? NULL : key, next) == 0) {
+	*entries = *zeroes = 0;
+	while (bpf_map_get_next_key(r->fd, first ? NULL : key, next) == 0) {
 		first = false;
-		memcpy(key, next, ksz);
-		if (bpf_map_lookup_elem(fd, key, val))
+		memcpy(key, next, r->ksz);
+		if (bpf_map_lookup_elem(r->fd, key, val))
 			continue;
-		entries++;
+		++*entries;
 		/* Arrays have every slot: leave out the empty ones. */
 		if ((type == BPF_MAP_TYPE_ARRAY || type == BPF_MAP_TYPE_PERCPU_ARRAY) &&
-		    all_zero(val, percpu ? ncpus * stride : vsz)) {
-			zeroes++;
+		    all_zero(val, r->percpu ? r->ncpus * r->stride : r->vsz)) {
+			++*zeroes;
 			continue;
 		}
-		if (json)
-			fprintf(lines, "%s{\"key\":", entries - zeroes > 1 ? "," : "");
-		else
-			fprintf(lines, "  ");
-		put_value(lines, btf, kid, key, ksz, 0);
-		fprintf(lines, json ? percpu ? ",\"values\":" : ",\"value\":" : ": ");
-		if (!percpu) {
-			put_value(lines, btf, vid, val, vsz, 0);
-		} else {
-			sum = 0;
-			fprintf(lines, "[");
-			for (cpu = 0; cpu < ncpus; cpu++) {
-				void *v = (char *)val + cpu * stride;
-
-				fprintf(lines, "%s", !cpu ? "" : json ? "," : ", ");
-				put_value(lines, btf, vid, v, vsz, 0);
-				sum += as_u64(v, vsz);
-			}
-			fprintf(lines, "]");
-			if (is_int(btf, vid, vsz))
-				fprintf(lines, json ? ",\"sum\":%llu" : " sum %llu", sum);
-		}
-		fprintf(lines, json ? "}" : "\n");
+		put_entry(p, r, key, val);
 	}
-	fclose(lines);
-	if (json) {
-		fprintf(out, "\"entries\":[%s],\"zero\":%zu}", lbuf, zeroes);
-	} else {
-		fprintf(out, "map %s (%s, %zu entr%s", bpf_map__name(map),
-			  map_type_name(type), entries, entries == 1 ? "y" : "ies");
-		if (zeroes)
-			fprintf(out, ", %zu zero", zeroes);
-		fprintf(out, "):\n%s", lbuf);
-	}
-	free(lbuf);
 	free(val);
-	free(key);
 	free(next);
+	free(key);
+}
+
+/*
+ * One map: text, "map NAME (TYPE, N entries):" then a line per entry;
+ * JSON, its object {"name":...,"type":..., and "histogram", "streamed",
+ * "not_dumped" or "entries" and "zero"}.
+ */
+static void dump_map(const struct printer *p, struct bpf_map *map)
+{
+	enum bpf_map_type type = bpf_map__type(map);
+	const char *name = bpf_map__name(map);
+	struct map_reader r = {
+		.map = map, .fd = bpf_map__fd(map), .ncpus = 1,
+		.ksz = bpf_map__key_size(map), .vsz = bpf_map__value_size(map),
+		.kid = bpf_map__btf_key_type_id(map),
+		.vid = bpf_map__btf_value_type_id(map),
+		.percpu = is_percpu(type),
+	};
+	bool streams = type == BPF_MAP_TYPE_RINGBUF ||
+		       type == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
+	struct json_writer *jw = p->jw;
+	struct printer lines = *p;
+	size_t entries, zeroes, llen = 0;
+	char *lbuf = NULL;
+
+	if (jw) {
+		jw_begin_object(jw);
+		jw_key_string(jw, "name", name);
+		jw_key_string(jw, "type", map_type_name(type));
+	}
+	if (is_log2_hist(map, p->btf)) {
+		dump_log2_hist(p, map);
+	} else if ((streams || !dumpable(type)) && jw) {
+		jw_key_bool(jw, streams ? "streamed" : "not_dumped", true);
+	} else if (streams) {
+		fprintf(p->out, "map %s (%s): its records are printed as they arrive\n",
+			name, map_type_name(type));
+	} else if (!dumpable(type)) {
+		fprintf(p->out, "map %s (%s): not dumped\n", name, map_type_name(type));
+	} else {
+		r.stride = r.vsz;
+		if (r.percpu) {
+			r.ncpus = libbpf_num_possible_cpus();
+			if (r.ncpus < 1)
+				r.ncpus = 1;
+			r.stride = (r.vsz + 7) & ~7UL;
+		}
+		if (jw) {
+			jw_key(jw, "entries");
+			jw_begin_array(jw);
+			put_entries(p, &r, &entries, &zeroes);
+			jw_end_array(jw);
+			jw_key_uint(jw, "zero", zeroes);
+		} else {
+			/* The text's heading counts the entries: they go first. */
+			lines.out = open_memstream(&lbuf, &llen);
+			if (!lines.out)
+				die("out of memory");
+			put_entries(&lines, &r, &entries, &zeroes);
+			fclose(lines.out);
+			fprintf(p->out, "map %s (%s, %zu entr%s", name,
+				map_type_name(type), entries, entries == 1 ? "y" : "ies");
+			if (zeroes)
+				fprintf(p->out, ", %zu zero", zeroes);
+			fprintf(p->out, "):\n%s", lbuf);
+			free(lbuf);
+		}
+	}
+	if (jw)
+		jw_end_object(jw);
 }
 
 /*
@@ -519,31 +629,40 @@ __u32 record_type(const struct btf *btf, const char *map, bool only)
 void print_record(FILE *out, const char *map, const struct btf *btf,
 		  __u32 id, const void *data, size_t size)
 {
-	if (json_output) {
-		fprintf(out, "{\"type\":\"record\",\"map\":");
-		json_string(out, map);
-		fprintf(out, ",\"data\":");
+	struct json_writer w;
+	struct printer p = { .out = out, .jw = json_output ? &w : NULL, .btf = btf };
+
+	if (p.jw) {
+		jw_begin_record(&w, out, "record");
+		jw_key_string(&w, "map", map);
+		jw_key(&w, "data");
 	} else {
 		fprintf(out, "%s: ", map);
 	}
 	/* A record shorter than its type is shown as it is: in hex. */
-	put_value(out, btf, id, data, size, 0);
-	fprintf(out, "%s\n", json_output ? "}" : "");
+	put_value(&p, id, data, size, 0);
+	if (p.jw)
+		jw_end_object(&w);
+	else
+		fputc('\n', out);
 }
 
 void dump_maps(FILE *out, struct bpf_object *obj, const char *stamp)
 {
-	struct btf *btf = bpf_object__btf(obj);
+	struct json_writer w;
+	struct printer p = {
+		.out = out, .jw = json_output ? &w : NULL, .btf = bpf_object__btf(obj),
+	};
 	struct bpf_map *map;
-	bool first = true;
 
-	if (json_output) {
-		fprintf(out, "{\"type\":\"maps\",");
+	if (p.jw) {
+		jw_begin_record(&w, out, "maps");
 		if (stamp)
-			fprintf(out, "\"time\":\"%s\",", stamp);
+			jw_key_string(&w, "time", stamp);
 		else
-			fprintf(out, "\"final\":true,");
-		fprintf(out, "\"maps\":[");
+			jw_key_bool(&w, "final", true);
+		jw_key(&w, "maps");
+		jw_begin_array(&w);
 	} else if (stamp) {
 		fprintf(out, "@ %s\n", stamp);
 	}
@@ -553,11 +672,10 @@ void dump_maps(FILE *out, struct bpf_object *obj, const char *stamp)
 		/* Constants the program was loaded with are not results. */
 		if (ends_with(name, ".rodata") || ends_with(name, ".kconfig"))
 			continue;
-		if (json_output && !first)
-			fprintf(out, ",");
-		first = false;
-		dump_map(out, map, btf);
+		dump_map(&p, map);
 	}
-	if (json_output)
-		fprintf(out, "]}\n");
+	if (p.jw) {
+		jw_end_array(&w);
+		jw_end_object(&w);
+	}
 }

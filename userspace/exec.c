@@ -244,13 +244,13 @@ static void note_refused(struct exec_state *st)
 			if (!strncmp(what, refusal_why[k].kind, strlen(refusal_why[k].kind)))
 				why = refusal_why[k].why;
 		if (json_output) {
-			fputs("{\"type\":\"refused\",\"tool\":", stderr);
-			json_string(stderr, st->tool);
-			fputs(",\"hook\":", stderr);
-			json_string(stderr, what);
-			fputs(",\"why\":", stderr);
-			json_string(stderr, why ? why : "");
-			fputs("}\n", stderr);
+			struct json_writer w;
+
+			jw_begin_record(&w, stderr, "refused");
+			jw_key_string(&w, "tool", st->tool);
+			jw_key_string(&w, "hook", what);
+			jw_key_string(&w, "why", why ? why : "");
+			jw_end_object(&w);
 		} else {
 			fprintf(stderr, "kview: the view refused %s's hook %s%s%s (%s got EOPNOTSUPP)\n",
 				st->tool, what, why ? ": " : "", why ? why : "", st->tool);
@@ -284,16 +284,22 @@ static void note_refusal_outcome(struct exec_state *st, enum refusal_outcome o,
 {
 	st->refused_at = 0;
 	if (json_output) {
-		fputs("{\"type\":\"refusal_outcome\",\"tool\":", stderr);
-		json_string(stderr, st->tool);
+		struct json_writer w;
+
+		jw_begin_record(&w, stderr, "refusal_outcome");
+		jw_key_string(&w, "tool", st->tool);
+		jw_key(&w, "went_on");
 		if (o == SETTLED || o == EXITED) {
-			fprintf(stderr, ",\"went_on\":true,\"hooks\":%u}\n", hooks);
+			jw_bool(&w, true);
+			jw_key_uint(&w, "hooks", hooks);
 		} else {
-			fprintf(stderr, ",\"went_on\":%s,\"status\":",
-				o == GAVE_UP ? "false" : "null");
-			json_string(stderr, describe_status(status));
-			fputs("}\n", stderr);
+			if (o == GAVE_UP)
+				jw_bool(&w, false);
+			else
+				jw_null(&w);
+			jw_key_string(&w, "status", describe_status(status));
 		}
+		jw_end_object(&w);
 		return;
 	}
 	switch (o) {

@@ -10,11 +10,20 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "json.h"
+
 #define KVIEW_VERSION "0.3.0"
 
 extern bool verbose;
 /* -j: JSON lines on stdout, kview's messages as JSON lines on stderr. */
 extern bool json_output;
+
+/*
+ * With -j, kview's messages are JSON lines on stderr,
+ * {"type":"error"|"note"|...,"message":@msg,...}: begins one on @w, to
+ * which the caller may add members before it ends the object.
+ */
+void json_message(struct json_writer *w, const char *type, const char *msg);
 
 /* Print "kview: <message>" on stderr and exit 1. */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -93,9 +102,5 @@ int views_read(struct view **views, size_t *n);
 void views_free(struct view *views, size_t n);
 /* The view with id @id among @views, or NULL. */
 struct view *view_by_id(struct view *views, size_t n, unsigned int id);
-
-/* JSON string with escapes (of at most @max bytes, or up to a NUL). */
-void json_string(FILE *out, const char *s);
-void json_string_n(FILE *out, const char *s, size_t max);
 
 #endif

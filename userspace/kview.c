@@ -42,6 +42,12 @@ static const char usage_text[] =
 "  -h, --help      this help; 'kview COMMAND --help' for a command\n"
 "  -V, --version   print the version\n";
 
+void json_message(struct json_writer *w, const char *type, const char *msg)
+{
+	jw_begin_record(w, stderr, type);
+	jw_key_string(w, "message", msg);
+}
+
 /* "kview: message", or with -j {"type":"TYPE","message":"message"}. */
 static void vnote(const char *type, const char *fmt, va_list ap)
 {
@@ -49,9 +55,10 @@ static void vnote(const char *type, const char *fmt, va_list ap)
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (json_output) {
-		fprintf(stderr, "{\"type\":\"%s\",\"message\":", type);
-		json_string(stderr, msg);
-		fputs("}\n", stderr);
+		struct json_writer w;
+
+		json_message(&w, type, msg);
+		jw_end_object(&w);
 	} else {
 		fprintf(stderr, "kview: %s\n", msg);
 	}

@@ -38,43 +38,59 @@ static const char *flags_str(unsigned int flags)
 	return buf;
 }
 
+/* -j: the views, as a JSON array. */
 static void print_json(struct view *views, size_t n)
 {
+	struct json_writer w;
 	size_t i, j;
 
-	printf("[");
+	jw_init(&w, stdout);
+	jw_begin_array(&w);
 	for (i = 0; i < n; i++) {
-		struct view *v = &views[i];
+		const struct view *v = &views[i];
 
-		printf("%s{\"id\":%u,\"filter\":%s,\"follow_fork\":%s,\"follow_exec\":%s,\"members\":[",
-		       i ? "," : "", v->id,
-		       v->flags & KVIEW_F_FILTER ? "true" : "false",
-		       v->flags & KVIEW_F_FOLLOW_FORK ? "true" : "false",
-		       v->flags & KVIEW_F_FOLLOW_EXEC ? "true" : "false");
+		jw_begin_object(&w);
+		jw_key_uint(&w, "id", v->id);
+		jw_key_bool(&w, "filter", v->flags & KVIEW_F_FILTER);
+		jw_key_bool(&w, "follow_fork", v->flags & KVIEW_F_FOLLOW_FORK);
+		jw_key_bool(&w, "follow_exec", v->flags & KVIEW_F_FOLLOW_EXEC);
+		jw_key(&w, "members");
+		jw_begin_array(&w);
 		for (j = 0; j < v->nm; j++) {
-			printf("%s{\"pid\":%d,\"comm\":", j ? "," : "", v->m[j].pid);
-			json_string(stdout, v->m[j].comm);
-			printf("}");
+			jw_begin_object(&w);
+			jw_key_int(&w, "pid", v->m[j].pid);
+			jw_key_string(&w, "comm", v->m[j].comm);
+			jw_end_object(&w);
 		}
-		printf("],\"attachments\":[");
+		jw_end_array(&w);
+		jw_key(&w, "attachments");
+		jw_begin_array(&w);
 		for (j = 0; j < v->na; j++) {
-			printf("%s{\"kind\":", j ? "," : "");
-			json_string(stdout, v->a[j].kind);
-			printf(",\"symbol\":");
-			json_string(stdout, v->a[j].symbol);
-			printf(",\"address\":\"0x%llx\"}", v->a[j].addr);
+			jw_begin_object(&w);
+			jw_key_string(&w, "kind", v->a[j].kind);
+			jw_key_string(&w, "symbol", v->a[j].symbol);
+			jw_key(&w, "address");
+			jw_hex(&w, v->a[j].addr);
+			jw_end_object(&w);
 		}
-		printf("],\"refused\":[");
+		jw_end_array(&w);
+		jw_key(&w, "refused");
+		jw_begin_array(&w);
 		for (j = 0; j < v->nr; j++) {
-			printf("%s{\"hook\":", j ? "," : "");
-			json_string(stdout, v->r[j].what);
-			printf(",\"count\":%u}", v->r[j].count);
+			jw_begin_object(&w);
+			jw_key_string(&w, "hook", v->r[j].what);
+			jw_key_uint(&w, "count", v->r[j].count);
+			jw_end_object(&w);
 		}
-		printf("],\"probe_sites\":%u,\"text_pages\":%u,\"page_table_pages\":%u,\"bytes\":%llu,\"out_of_scope\":%llu}",
-		       v->patches, v->pages, v->pt_pages, v->bytes,
-		       v->out_of_scope);
+		jw_end_array(&w);
+		jw_key_uint(&w, "probe_sites", v->patches);
+		jw_key_uint(&w, "text_pages", v->pages);
+		jw_key_uint(&w, "page_table_pages", v->pt_pages);
+		jw_key_uint(&w, "bytes", v->bytes);
+		jw_key_uint(&w, "out_of_scope", v->out_of_scope);
+		jw_end_object(&w);
 	}
-	printf("]\n");
+	jw_end_array(&w);
 }
 
 static void print_table(struct view *views, size_t n)

@@ -5,7 +5,9 @@
  * shape the printer handles: integers signed and unsigned, bool, char
  * arrays as strings, enums (32- and 64-bit, by name and unnamed values),
  * bitfields (signed too), an anonymous union, a nested struct, a pointer,
- * a double; and the hex fallbacks (no type, record shorter than its type).
+ * a double (finite and not); and the hex fallbacks (no type, record
+ * shorter than its type); a char array of UTF-8, valid or not, escaped
+ * in text and passed through (or U+FFFD) in JSON.
  * Each case is compared with the exact line expected; the JSON lines are
  * also parsed by the test script (tests/host/btf-printer).
  */
@@ -71,7 +73,7 @@ int main(void)
 	unsigned char rec[64] = { 0 };
 	unsigned int v32;
 	long long v64;
-	double ratio = 0.5;
+	double ratio = 0.5, inf = -1.0 / 0.0;
 	unsigned long long p = 0xffff888000001000ULL;
 
 	if (!btf)
@@ -143,11 +145,14 @@ int main(void)
 	rec[12] = 3;	/* an enum value without a name */
 	expect("unnamed enum value", btf, color, rec + 12, 4, "events: 3\n");
 	rec[12] = 7;
+	/* Text escapes all but printable ASCII; JSON passes UTF-8 through. */
+	expect("UTF-8 comm", btf, comm, "caf\xc3\xa9\0\0", 8, "events: \"caf\\xc3\\xa9\"\n");
+	expect("infinite double", btf, dbl, &inf, sizeof(inf), "events: -inf\n");
 
 	json_output = true;
 	expect("every shape", btf, ev, rec, sizeof(rec),
 	       "{\"type\":\"record\",\"map\":\"events\",\"data\":{\"pid\":42,"
-	       "\"comm\":\"dd\\u000a\",\"c\":\"BLUE\",\"delta\":-5,\"flags\":5,"
+	       "\"comm\":\"dd\\n\",\"c\":\"BLUE\",\"delta\":-5,\"flags\":5,"
 	       "\"mode\":17,\"level\":-3,\"a\":67305985,\"b\":[1,2,3,4],"
 	       "\"ptr\":\"0xffff888000001000\",\"ratio\":0.5,\"ok\":true,"
 	       "\"arr\":[7,8,9],\"in\":{\"x\":9},\"big\":\"HUGE\"}}\n");
@@ -155,6 +160,15 @@ int main(void)
 	       "{\"type\":\"record\",\"map\":\"events\",\"data\":\"01 02 03 04 00\"}\n");
 	expect("shorter than its type", btf, ev, rec, 6,
 	       "{\"type\":\"record\",\"map\":\"events\",\"data\":\"2a 00 00 00 64 64\"}\n");
+	expect("UTF-8 comm", btf, comm, "caf\xc3\xa9\0\0", 8,
+	       "{\"type\":\"record\",\"map\":\"events\",\"data\":\"caf\xc3\xa9\"}\n");
+	expect("invalid UTF-8 comm", btf, comm, "caf\xe9\0\0\0", 8,
+	       "{\"type\":\"record\",\"map\":\"events\",\"data\":\"caf\xef\xbf\xbd\"}\n");
+	expect("comm cut in a character", btf, comm, "abcdefg\xc3", 8,
+	       "{\"type\":\"record\",\"map\":\"events\",\"data\":\"abcdefg\xef\xbf\xbd\"}\n");
+	/* JSON has no infinities: a string, as kview always printed them. */
+	expect("infinite double", btf, dbl, &inf, sizeof(inf),
+	       "{\"type\":\"record\",\"map\":\"events\",\"data\":\"-inf\"}\n");
 
 	btf__free(btf);
 	printf("# %d case(s) failed\n", fails);
