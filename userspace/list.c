@@ -20,7 +20,7 @@ static const char list_usage[] =
 "Reads " VIEWS_FILE " (debugfs, root only).\n"
 "\n"
 "Options:\n"
-"  -j, --json   JSON output\n"
+"  -j, --json   JSON lines, one per view: {\"type\":\"view\",\"id\":N,...}\n"
 "  -h, --help   this help\n";
 
 static const char *flags_str(unsigned int flags)
@@ -38,59 +38,52 @@ static const char *flags_str(unsigned int flags)
 	return buf;
 }
 
-/* -j: the views, as a JSON array. */
-static void print_json(struct view *views, size_t n)
+/* -j: one JSON line per view, {"type":"view","id":N,...}. */
+static void print_json(const struct view *v)
 {
 	struct json_writer w;
-	size_t i, j;
+	size_t j;
 
-	jw_init(&w, stdout);
+	jw_begin_record(&w, stdout, "view");
+	jw_key_uint(&w, "id", v->id);
+	jw_key_bool(&w, "filter", v->flags & KVIEW_F_FILTER);
+	jw_key_bool(&w, "follow_fork", v->flags & KVIEW_F_FOLLOW_FORK);
+	jw_key_bool(&w, "follow_exec", v->flags & KVIEW_F_FOLLOW_EXEC);
+	jw_key(&w, "members");
 	jw_begin_array(&w);
-	for (i = 0; i < n; i++) {
-		const struct view *v = &views[i];
-
+	for (j = 0; j < v->nm; j++) {
 		jw_begin_object(&w);
-		jw_key_uint(&w, "id", v->id);
-		jw_key_bool(&w, "filter", v->flags & KVIEW_F_FILTER);
-		jw_key_bool(&w, "follow_fork", v->flags & KVIEW_F_FOLLOW_FORK);
-		jw_key_bool(&w, "follow_exec", v->flags & KVIEW_F_FOLLOW_EXEC);
-		jw_key(&w, "members");
-		jw_begin_array(&w);
-		for (j = 0; j < v->nm; j++) {
-			jw_begin_object(&w);
-			jw_key_int(&w, "pid", v->m[j].pid);
-			jw_key_string(&w, "comm", v->m[j].comm);
-			jw_end_object(&w);
-		}
-		jw_end_array(&w);
-		jw_key(&w, "attachments");
-		jw_begin_array(&w);
-		for (j = 0; j < v->na; j++) {
-			jw_begin_object(&w);
-			jw_key_string(&w, "kind", v->a[j].kind);
-			jw_key_string(&w, "symbol", v->a[j].symbol);
-			jw_key(&w, "address");
-			jw_hex(&w, v->a[j].addr);
-			jw_end_object(&w);
-		}
-		jw_end_array(&w);
-		jw_key(&w, "refused");
-		jw_begin_array(&w);
-		for (j = 0; j < v->nr; j++) {
-			jw_begin_object(&w);
-			jw_key_string(&w, "hook", v->r[j].what);
-			jw_key_uint(&w, "count", v->r[j].count);
-			jw_end_object(&w);
-		}
-		jw_end_array(&w);
-		jw_key_uint(&w, "probe_sites", v->patches);
-		jw_key_uint(&w, "text_pages", v->pages);
-		jw_key_uint(&w, "page_table_pages", v->pt_pages);
-		jw_key_uint(&w, "bytes", v->bytes);
-		jw_key_uint(&w, "out_of_scope", v->out_of_scope);
+		jw_key_int(&w, "pid", v->m[j].pid);
+		jw_key_string(&w, "comm", v->m[j].comm);
 		jw_end_object(&w);
 	}
 	jw_end_array(&w);
+	jw_key(&w, "attachments");
+	jw_begin_array(&w);
+	for (j = 0; j < v->na; j++) {
+		jw_begin_object(&w);
+		jw_key_string(&w, "kind", v->a[j].kind);
+		jw_key_string(&w, "symbol", v->a[j].symbol);
+		jw_key(&w, "address");
+		jw_hex(&w, v->a[j].addr);
+		jw_end_object(&w);
+	}
+	jw_end_array(&w);
+	jw_key(&w, "refused");
+	jw_begin_array(&w);
+	for (j = 0; j < v->nr; j++) {
+		jw_begin_object(&w);
+		jw_key_string(&w, "hook", v->r[j].what);
+		jw_key_uint(&w, "count", v->r[j].count);
+		jw_end_object(&w);
+	}
+	jw_end_array(&w);
+	jw_key_uint(&w, "probe_sites", v->patches);
+	jw_key_uint(&w, "text_pages", v->pages);
+	jw_key_uint(&w, "page_table_pages", v->pt_pages);
+	jw_key_uint(&w, "bytes", v->bytes);
+	jw_key_uint(&w, "out_of_scope", v->out_of_scope);
+	jw_end_object(&w);
 }
 
 static void print_table(struct view *views, size_t n)
@@ -126,7 +119,7 @@ int cmd_list(int argc, char **argv)
 {
 	struct view *views;
 	int a, err;
-	size_t n;
+	size_t i, n;
 
 	for (a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "-j") || !strcmp(argv[a], "--json"))
@@ -146,10 +139,12 @@ int cmd_list(int argc, char **argv)
 		die("%s: unexpected contents (a kernel of another kview version?)", VIEWS_FILE);
 	if (err)
 		die("%s: %s", VIEWS_FILE, strerror(-err));
-	if (json_output)
-		print_json(views, n);
-	else
+	if (json_output) {
+		for (i = 0; i < n; i++)
+			print_json(&views[i]);
+	} else {
 		print_table(views, n);
+	}
 	views_free(views, n);
 	return 0;
 }

@@ -110,9 +110,10 @@ printf '%s\n' "$list" | grep -q "process $T (workload)" || bad "list does not sh
 printf '%s\n' "$list" | grep -q "kprobe ksys_read" || bad "list does not show the kprobe"
 python3 -c '
 import json, sys
-views = json.loads(sys.argv[1])
+views = [json.loads(l) for l in sys.argv[1].split("\n")]
 assert len(views) == 1, views
 v = views[0]
+assert v["type"] == "view", v
 assert [m["pid"] for m in v["members"]] == [int(sys.argv[2])], v
 assert sorted(a["kind"] for a in v["attachments"]) == ["kprobe", "kretprobe"], v
 assert v["probe_sites"] == 1 and v["text_pages"] == 1, v
