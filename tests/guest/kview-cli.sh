@@ -321,6 +321,48 @@ assert h["total"] > 0 and any(b["low"] == 4 and b["high"] == 7 and b["count"] > 
 ' "$KVIEW_RESULTS/cli-json-interval.out" "$T" || bad "attach -j --interval: the JSON lines are not what they should be"
 stats_clean attach-json-interval
 
+# -j passes UTF-8 through.  A target run by a non-ASCII path, whose comm
+# is that name, and BPF objects under a non-ASCII path: kview list -j, the
+# comm in the final maps' keys, and the errors that name an object's path
+# (a missing file, a verifier rejection) decode with jq to the same bytes.
+U=/tmp/kview-cli-utf8 NAME=café-日本
+{ mkdir -p "$U/日本" && ln -sf "$W" "$U/$NAME" && cp "$OBJ" "$U/日本/café.bpf.o" &&
+	cp "$B/tests/bpf/bad_verifier.bpf.o" "$U/日本/bad-café.bpf.o"; } ||
+	bad "cannot make the non-ASCII paths under $U"
+"$U/$NAME" -s reads 300 & E=$!
+for _ in $(seq 500); do
+	[[ $(cat /proc/$E/stat 2>/dev/null) =~ ^$E\ \(.*\)\ T ]] && break
+	sleep 0.01
+done
+[ "$(cat /proc/$E/comm)" = "$NAME" ] || bad "the target's comm is '$(cat /proc/$E/comm)', not '$NAME'"
+"$K" attach -j --pid "$E" --duration 120 "$U/日本/café.bpf.o" \
+	>"$KVIEW_RESULTS/cli-json-utf8.out" 2>"$KVIEW_RESULTS/cli-json-utf8.err" &
+A=$!
+attached 2
+list=$("$K" list -j)
+kill -CONT $E
+wait $A
+rc=$?
+say "attach -j $U/日本/café.bpf.o on $U/$NAME (pid $E): exit $rc; kview list -j, then the final maps:"
+printf '%s\n' "$list" | sed 's/^/#   /'
+grep '"final":true' "$KVIEW_RESULTS/cli-json-utf8.out" | cut -c 1-400 | sed 's/^/#   /'
+[ $rc = 0 ] || bad "attach -j (UTF-8) exited $rc"
+got=$(printf '%s\n' "$list" | jq -r --argjson pid "$E" 'select(.type == "view") | .members[] | select(.pid == $pid) | .comm')
+[ "$got" = "$NAME" ] || bad "kview list -j: the target's comm decodes as '$got', not '$NAME'"
+got=$(jq -r --argjson pid "$E" 'select(.type == "maps" and .final) | .maps[] | select(.name == "reads") |
+	.entries[] | select(.key.pid == $pid) | .key.comm' "$KVIEW_RESULTS/cli-json-utf8.out")
+[ "$got" = "$NAME" ] || bad "attach -j: the map key's comm decodes as '$got', not '$NAME'"
+got=$("$K" -j attach --pid "$T" "$U/日本/missing-café.bpf.o" 2>&1 >/dev/null | jq -r .message)
+say "a missing object: $got"
+[ "$got" = "$U/日本/missing-café.bpf.o: No such file or directory" ] ||
+	bad "the error naming a missing non-ASCII path decodes as '$got'"
+got=$("$K" -j attach --pid "$T" "$U/日本/bad-café.bpf.o" 2>&1 >/dev/null | jq -r .message)
+say "a rejected object: $got"
+[[ $got == "$U/日本/bad-café.bpf.o: the verifier rejected program 'unchecked_lookup' "* ]] ||
+	bad "the verifier's error naming a non-ASCII path decodes as '$got'"
+rm -rf "$U"
+stats_clean attach-json-utf8
+
 # A syscall tracepoint program: the same, and kview list names the event.
 SC=$B/userspace/examples/syscall_count.bpf.o
 "$K" attach --pid "$T" --duration 60 "$SC" >"$KVIEW_RESULTS/cli-tp.out" 2>"$KVIEW_RESULTS/cli-tp.err" &
