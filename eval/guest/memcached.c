@@ -33,6 +33,12 @@
  *          memory), nothing loaded into the kernel
  *   smallbtf, btf2k, btf4k  a control: a BTF of ints loaded, no object: one
  *          (tens of bytes), or about 1.9 KiB, or 3.9 KiB of them
+ *   keys   a control without BPF: user keys (add_key(2)) whose payloads
+ *          are kernel kmalloc() objects of the sizes the object's loaded
+ *          BTF keeps (its data, type array and two resolved-id arrays)
+ *   onekey the same with one key of a few bytes: what a key costs
+ *   key4k, key1k, key512, key4kx8  each size class of keys alone, and
+ *          eight 4 KiB payloads (one kmalloc-4k slab's worth)
  *
  * N programs go round the hook list below: syscall tracepoints memcached
  * and memcaslap hit on every request (read, sendmsg, epoll_wait), kprobes
@@ -49,7 +55,22 @@
  *     NS: comma-separated program counts (e.g. 1,4,16,64)
  *     MODES: comma-separated, of none,post,in,pre,kview and the controls
  *     loaded,maps,ringbuf,arrays,unloaded,rawmap,mmapmap,btf,opened,smallbtf,
- *     btf2k,btf4k
+ *     btf2k,btf4k,keys,onekey,key4k,key1k,key512,key4kx8
+ *
+ * Besides each process's rusage, a run records the page allocator's
+ * allocations and frees (/proc/vmstat pgalloc_*, pgfree) while memcaslap
+ * ran: slab pages taken and given back show up there.
+ *
+ * With --slabs SLABS.csv (a diagnostic: it costs every run the same
+ * kprobes), tracefs kprobe events on SLUB's slow paths (___slab_alloc,
+ * __slab_free, allocate_slab, __free_slab, deactivate_slab,
+ * put_cpu_partial, __unfreeze_partials) and the kmalloc and
+ * kmem_cache_alloc tracepoints count, in histogram triggers keyed by the
+ * cache's name or the allocated size, what SLUB did while memcaslap ran:
+ * one CSV row per run, event and key.  No BPF: trace events only.
+ *
+ *   memcached [--fentry] [--slabs SLABS.csv] ROUNDS SECONDS NS MODES OUT.csv
+ *             [CENSUS.csv]
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -58,10 +79,12 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 
 #include <bpf/btf.h>
+#include <linux/keyctl.h>
 
 #include "evalutil.h"
 #include "mcload.h"
@@ -227,12 +250,13 @@ static void *consumer_main(void *arg)
 
 enum mode {
 	NONE, POST, IN, PRE, KVIEW, LOADED, MAPS, RINGBUF, ARRAYS, UNLOADED,
-	RAWMAP, MMAPMAP, BTF, OPENED, SMALLBTF, BTF2K, BTF4K, CENSUS
+	RAWMAP, MMAPMAP, BTF, OPENED, SMALLBTF, BTF2K, BTF4K, KEYS, ONEKEY,
+	KEY4K, KEY1K, KEY512, KEY4KX8, CENSUS
 };
 static const char *const mode_names[] = {
 	"none", "post", "in", "pre", "kview", "loaded", "maps", "ringbuf",
 	"arrays", "unloaded", "rawmap", "mmapmap", "btf", "opened", "smallbtf",
-	"btf2k", "btf4k", "census"
+	"btf2k", "btf4k", "keys", "onekey", "key4k", "key1k", "key512", "key4kx8", "census"
 };
 
 /* The modes that attach programs (the others are controls). */
@@ -257,6 +281,8 @@ struct run {
 	 * the guest's interrupts and softirqs while memcaslap ran */
 	struct rusage mc_ru, slap_ru;
 	unsigned long long irqs, softirqs;
+	/* the page allocator's allocations and frees meanwhile */
+	unsigned long long pgalloc, pgfree;
 };
 
 /* The totals of /proc/stat's "intr" and "softirq" lines. */
@@ -272,6 +298,210 @@ static void irq_totals(unsigned long long *irqs, unsigned long long *softirqs)
 		sscanf(line, "softirq %llu", softirqs);
 	}
 	fclose(f);
+}
+
+/* The page allocator's allocations (all zones) and frees: /proc/vmstat. */
+static void page_totals(unsigned long long *alloc, unsigned long long *freed)
+{
+	char name[64];
+	unsigned long long v;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	check(f, "/proc/vmstat: %s", strerror(errno));
+	*alloc = *freed = 0;
+	while (fscanf(f, "%63s %llu", name, &v) == 2) {
+		if (!strncmp(name, "pgalloc_", 8))
+			*alloc += v;
+		else if (!strcmp(name, "pgfree"))
+			*freed = v;
+	}
+	fclose(f);
+}
+
+/*
+ * The keys controls: user keys whose payloads (kmalloc(), not accounted to
+ * a memory cgroup, as a loaded BTF's are not) have the sizes of what the
+ * object's BTF keeps in the kernel (kernel/bpf/btf.c): its 4013 bytes of
+ * data (kmalloc-4k), its array of 125 type pointers (1000 bytes after
+ * growing by quarters: kmalloc-1k) and its two arrays of 125 resolved ids
+ * and sizes (500 bytes each: kmalloc-512).  A key's payload is a 24-byte
+ * header and the data.  onekey: one key of 8 bytes; key4k, key1k, key512:
+ * each size class of "keys" alone; key4kx8: eight 4 KiB payloads, as many
+ * as one kmalloc-4k slab (order 3) holds.
+ */
+#define MAX_KEYS 8
+static const struct key_set {
+	enum mode mode;
+	size_t sizes[MAX_KEYS];		/* payload data sizes; 0 ends */
+} key_sets[] = {
+	{ KEYS, { 4013, 976, 476, 476 } },
+	{ ONEKEY, { 8 } },
+	{ KEY4K, { 4013 } },
+	{ KEY1K, { 976 } },
+	{ KEY512, { 476, 476 } },
+	{ KEY4KX8, { 4013, 4013, 4013, 4013, 4013, 4013, 4013, 4013 } },
+};
+
+static const struct key_set *key_set(enum mode m)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(key_sets) / sizeof(key_sets[0]); i++)
+		if (key_sets[i].mode == m)
+			return &key_sets[i];
+	return NULL;
+}
+
+static int add_keys(const struct key_set *ks, long *ids)
+{
+	static char data[4096];
+	char desc[32];
+	int i;
+
+	for (i = 0; i < MAX_KEYS && ks->sizes[i]; i++) {
+		snprintf(desc, sizeof(desc), "kview-eval-%d", i);
+		ids[i] = syscall(SYS_add_key, "user", desc, data, ks->sizes[i],
+				 KEY_SPEC_PROCESS_KEYRING);
+		check(ids[i] >= 0, "add_key %s: %s", desc, strerror(errno));
+	}
+	return i;
+}
+
+/* ---- the slab census (--slabs) ------------------------------------- */
+
+#define TRACEFS "/sys/kernel/tracing"
+
+/*
+ * SLUB's slow paths, each a kprobe event whose first argument is the
+ * struct kmem_cache: the histogram key is the cache's name, read through
+ * kmem_cache.name (its offset from the kernel's BTF).  And the allocation
+ * tracepoints, keyed by the size the allocator gave.
+ */
+static const struct slab_event {
+	const char *event;	/* under events/ */
+	const char *probe;	/* kprobe function; NULL: a tracepoint */
+	const char *key;
+} slab_events[] = {
+	{ "kview_slab/slab_alloc_slow", "___slab_alloc", "name" },
+	{ "kview_slab/slab_free_slow", "__slab_free", "name" },
+	{ "kview_slab/slab_new", "allocate_slab", "name" },
+	{ "kview_slab/slab_discard", "__free_slab", "name" },
+	{ "kview_slab/slab_deactivate", "deactivate_slab", "name" },
+	{ "kview_slab/slab_cpu_partial", "put_cpu_partial", "name" },
+	{ "kview_slab/slab_unfreeze", "__unfreeze_partials", "name" },
+	{ "kmem/kmalloc", NULL, "bytes_alloc" },
+	{ "kmem/kmem_cache_alloc", NULL, "bytes_alloc" },
+};
+#define NSLAB_EVENTS (int)(sizeof(slab_events) / sizeof(slab_events[0]))
+
+static FILE *slabs_out;
+
+/* open(2) and write(2): stdio's append mode seeks, which tracefs refuses. */
+static void tracefs_write(const char *path, const char *text)
+{
+	char full[256];
+	ssize_t len = strlen(text);
+	int fd;
+
+	snprintf(full, sizeof(full), TRACEFS "/%s", path);
+	fd = open(full, O_WRONLY | O_APPEND);
+	check(fd >= 0, "%s: %s", full, strerror(errno));
+	check(write(fd, text, len) == len, "write \"%s\" to %s: %s", text, full,
+	      strerror(errno));
+	close(fd);
+}
+
+static void slab_trigger(const struct slab_event *e, const char *cmd)
+{
+	char path[128], spec[128];
+
+	snprintf(path, sizeof(path), "events/%s/trigger", e->event);
+	snprintf(spec, sizeof(spec), "hist:keys=%s:vals=hitcount:size=512%s", e->key, cmd);
+	tracefs_write(path, spec);
+}
+
+/* The byte offset of struct kmem_cache's name, from the kernel's BTF. */
+static unsigned int kmem_cache_name_offset(void)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	const struct btf_member *m;
+	const struct btf_type *t;
+	int id, i;
+
+	check(vmlinux, "the kernel's BTF: %s", strerror(errno));
+	id = btf__find_by_name_kind(vmlinux, "kmem_cache", BTF_KIND_STRUCT);
+	check(id > 0, "no struct kmem_cache in the kernel's BTF");
+	t = btf__type_by_id(vmlinux, id);
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(vmlinux, m->name_off), "name"))
+			break;
+	check(i < btf_vlen(t), "no kmem_cache.name in the kernel's BTF");
+	id = btf_member_bit_offset(t, i) / 8;
+	btf__free(vmlinux);
+	return id;
+}
+
+static void slab_census_start(void)
+{
+	unsigned int off = kmem_cache_name_offset();
+	char def[160];
+	int i;
+
+	for (i = 0; i < NSLAB_EVENTS; i++) {
+		const struct slab_event *e = &slab_events[i];
+
+		if (!e->probe)
+			continue;
+		snprintf(def, sizeof(def), "p:%s %s name=+0(+%u(%%di)):string\n",
+			 e->event, e->probe, off);
+		tracefs_write("kprobe_events", def);
+	}
+	for (i = 0; i < NSLAB_EVENTS; i++)
+		slab_trigger(&slab_events[i], "");
+}
+
+/* Before memcaslap: every histogram starts from zero. */
+static void slab_census_clear(void)
+{
+	int i;
+
+	for (i = 0; i < NSLAB_EVENTS; i++)
+		slab_trigger(&slab_events[i], ":clear");
+}
+
+/*
+ * After memcaslap: one row per event and key, from lines such as
+ * "{ name: kmalloc-4k } hitcount: 12" or "{ bytes_alloc: 4096 } hitcount: 3".
+ */
+static void slab_census_read(const struct run *r)
+{
+	char path[128], line[256], key[96];
+	unsigned long long hits;
+	FILE *f;
+	int i;
+
+	for (i = 0; i < NSLAB_EVENTS; i++) {
+		const struct slab_event *e = &slab_events[i];
+
+		snprintf(path, sizeof(path), TRACEFS "/events/%s/hist", e->event);
+		f = fopen(path, "r");
+		check(f, "%s: %s", path, strerror(errno));
+		while (fgets(line, sizeof(line), f)) {
+			char *k = strchr(line, ':'), *h = strstr(line, "hitcount:");
+
+			if (line[0] != '{' || !k || !h)
+				continue;
+			check(sscanf(k + 1, " %95[^ }]", key) == 1 &&
+			      sscanf(h, "hitcount: %llu", &hits) == 1,
+			      "%s: cannot read \"%s\"", path, line);
+			fprintf(slabs_out, "%s,%d,%d,%d,%s,%s,%llu,%llu\n",
+				mode_names[r->mode], r->n, r->round, r->warmup,
+				strchr(e->event, '/') + 1, key, hits, r->ops);
+		}
+		fclose(f);
+	}
+	fflush(slabs_out);
 }
 
 static long long tv_ns(const struct timeval *tv)
@@ -304,7 +534,9 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 	unsigned long long irqs, softirqs;
 	struct btf *small_btf = NULL;
 	void *map_mem = NULL;
-	int map_fd = -1;
+	int map_fd = -1, nkeys = 0;
+	long keys[MAX_KEYS];
+	unsigned long long pgalloc, pgfree;
 	pid_t traced, mc;
 	long long t0;
 	int i;
@@ -326,6 +558,8 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 				       MAP_SHARED, map_fd, 0);
 			check(map_mem != MAP_FAILED, "mmap the map: %s", strerror(errno));
 		}
+	} else if (key_set(r->mode)) {
+		nkeys = add_keys(key_set(r->mode), keys);
 	} else if (r->mode == SMALLBTF || r->mode == BTF2K || r->mode == BTF4K) {
 		/* 16 bytes a type: about 1.9 KiB and 3.9 KiB of BTF. */
 		int types = r->mode == BTF4K ? 240 : r->mode == BTF2K ? 116 : 1;
@@ -409,12 +643,20 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 	/* Let deferred work of the attach and of the previous run finish. */
 	sleep(1);
 	mc = start_memcached();
+	if (slabs_out)
+		slab_census_clear();
 	irq_totals(&irqs, &softirqs);
+	page_totals(&pgalloc, &pgfree);
 	run_memcaslap_ru(r->seconds, &r->ops, &r->tps, &r->memcaslap_cpu,
 			 &r->slap_ru);
+	page_totals(&r->pgalloc, &r->pgfree);
 	irq_totals(&r->irqs, &r->softirqs);
+	if (slabs_out)
+		slab_census_read(r);
 	r->irqs -= irqs;
 	r->softirqs -= softirqs;
+	r->pgalloc -= pgalloc;
+	r->pgfree -= pgfree;
 	kill(mc, SIGTERM);
 	r->memcached_cpu = reap_rusage(mc, SIGTERM, "memcached", &r->mc_ru);
 	kill(traced, SIGKILL);
@@ -447,6 +689,9 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 		munmap(map_mem, getpagesize());
 	if (map_fd >= 0)
 		close(map_fd);
+	for (i = 0; i < nkeys; i++)
+		check(!syscall(SYS_keyctl, KEYCTL_INVALIDATE, keys[i]),
+		      "invalidate key %ld: %s", keys[i], strerror(errno));
 
 	/*
 	 * The tracing was real: with the traced process's events going
@@ -493,7 +738,7 @@ static void emit(FILE *out, const struct run *r)
 {
 	long long untraced = r->memcached_cpu + r->memcaslap_cpu;
 
-	fprintf(out, "memcached,%s,%s,%d,%d,%d,%llu,%llu,%lld,%.1f,%.1f,%lld,%lld,%lu,%lld,%llu,%llu,%llu,%lld,%lld,%lld,%u,%u,%u,%llu,%lld,%lld,%ld,%ld,%ld,%lld,%lld,%ld,%ld,%ld,%llu,%llu\n",
+	fprintf(out, "memcached,%s,%s,%d,%d,%d,%llu,%llu,%lld,%.1f,%.1f,%lld,%lld,%lu,%lld,%llu,%llu,%llu,%lld,%lld,%lld,%u,%u,%u,%llu,%lld,%lld,%ld,%ld,%ld,%lld,%lld,%ld,%ld,%ld,%llu,%llu,%llu,%llu\n",
 		clock_name(), mode_names[r->mode], r->n, r->round, r->warmup, r->tps, r->ops, untraced,
 		(double)untraced / r->ops, (double)r->memcached_cpu / r->ops,
 		r->memcached_cpu, r->memcaslap_cpu,
@@ -505,7 +750,7 @@ static void emit(FILE *out, const struct run *r)
 		r->mc_ru.ru_minflt, r->mc_ru.ru_nvcsw, r->mc_ru.ru_nivcsw,
 		tv_ns(&r->slap_ru.ru_utime), tv_ns(&r->slap_ru.ru_stime),
 		r->slap_ru.ru_minflt, r->slap_ru.ru_nvcsw, r->slap_ru.ru_nivcsw,
-		r->irqs, r->softirqs);
+		r->irqs, r->softirqs, r->pgalloc, r->pgfree);
 	fflush(out);
 }
 
@@ -521,18 +766,27 @@ int main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
+	if (argc > 2 && !strcmp(argv[1], "--slabs")) {
+		slabs_out = fopen(argv[2], "w");
+		check(slabs_out, "%s: %s", argv[2], strerror(errno));
+		fprintf(slabs_out, "mode,n,round,warmup,event,key,hits,ops\n");
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc != 6 && argc != 7) {
-		fprintf(stderr, "usage: memcached [--fentry] ROUNDS SECONDS NS MODES OUT.csv [CENSUS.csv]\n");
+		fprintf(stderr, "usage: memcached [--fentry] [--slabs SLABS.csv] ROUNDS SECONDS NS MODES OUT.csv [CENSUS.csv]\n");
 		return 2;
 	}
 	rounds = atoi(argv[1]);
 	seconds = atoi(argv[2]);
 	check(rounds >= 1 && seconds >= 1, "ROUNDS and SECONDS must be >= 1");
 	nn = parse_list(argv[3], ns, MAX_NS, NULL, 0);
-	nm = parse_list(argv[4], modes, MAX_MODES, mode_names, BTF4K + 1);
+	nm = parse_list(argv[4], modes, MAX_MODES, mode_names, KEY4KX8 + 1);
 	out = fopen(argv[5], "w");
 	check(out, "%s: %s", argv[5], strerror(errno));
-	fprintf(out, "bench,clock,mode,n,round,warmup,tps,ops,untraced_cpu_ns,cpu_ns_per_op,memcached_ns_per_op,memcached_cpu_ns,memcaslap_cpu_ns,traced_iters,traced_cpu_ns,traced_events,other_events,drops,tracer_cpu_ns,attach_ns,detach_ns,view_patches,view_pages,view_pt_pages,view_bytes,memcached_utime_ns,memcached_stime_ns,memcached_minflt,memcached_nvcsw,memcached_nivcsw,memcaslap_utime_ns,memcaslap_stime_ns,memcaslap_minflt,memcaslap_nvcsw,memcaslap_nivcsw,irqs,softirqs\n");
+	fprintf(out, "bench,clock,mode,n,round,warmup,tps,ops,untraced_cpu_ns,cpu_ns_per_op,memcached_ns_per_op,memcached_cpu_ns,memcaslap_cpu_ns,traced_iters,traced_cpu_ns,traced_events,other_events,drops,tracer_cpu_ns,attach_ns,detach_ns,view_patches,view_pages,view_pt_pages,view_bytes,memcached_utime_ns,memcached_stime_ns,memcached_minflt,memcached_nvcsw,memcached_nivcsw,memcaslap_utime_ns,memcaslap_stime_ns,memcaslap_minflt,memcaslap_nvcsw,memcaslap_nivcsw,irqs,softirqs,pgalloc,pgfree\n");
+	if (slabs_out)
+		slab_census_start();
 	iters = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	check(iters != MAP_FAILED, "mmap: %s", strerror(errno));
 	signal(SIGPIPE, SIG_IGN);
