@@ -5,7 +5,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -31,20 +33,62 @@ static int fail(int err)
 	return -err;
 }
 
-/* The struct is @sz bytes but we know @known: the rest must be zero. */
-static bool opts_valid(const void *opts, size_t sz, size_t known)
+/*
+ * A caller's mistake that errno alone would not explain, on stderr as
+ * libbpf's default print function writes its warnings.
+ */
+__attribute__((format(printf, 1, 2)))
+static void pr_warn(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	fputs("libkview: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	errno = err;
+}
+
+/*
+ * Option structs follow libbpf's rules (LIBBPF_OPTS()): ->sz is the size
+ * of the caller's struct, which may be older (smaller) or newer (larger)
+ * than ours.  It must at least hold ->sz itself; the bytes of a larger
+ * struct beyond the fields we know must be zero (a newer caller asking
+ * for nothing we do not know of); and a field is read only if it lies
+ * within ->sz, else its default is taken.
+ */
+static bool opts_valid(const void *opts, size_t sz, size_t known,
+		       const char *type)
 {
 	const char *p = opts;
 	size_t i;
 
-	for (i = known; i < sz; i++)
-		if (p[i])
+	if (!opts)
+		return true;
+	if (sz < sizeof(size_t)) {
+		pr_warn("struct %s: sz %zu is too small (at least %zu; declare it with LIBBPF_OPTS())\n",
+			type, sz, sizeof(size_t));
+		return false;
+	}
+	for (i = known; i < sz; i++) {
+		if (p[i]) {
+			pr_warn("struct %s: byte %zu, beyond the fields libkview knows (%zu bytes), is not zero\n",
+				type, i, known);
 			return false;
+		}
+	}
 	return true;
 }
 
+#define offsetofend(type, field) \
+	(offsetof(type, field) + sizeof(((type *)0)->field))
+/* @opts, NULL or a struct @type, is valid (see opts_valid()). */
+#define OPTS_VALID(opts, type) \
+	opts_valid(opts, (opts) ? (opts)->sz : 0, \
+		   offsetofend(struct type, type##__last_field), #type)
 #define OPTS_HAS(opts, field) \
-	((opts) && (opts)->sz >= offsetof(typeof(*(opts)), field) + sizeof((opts)->field))
+	((opts) && (opts)->sz >= offsetofend(typeof(*(opts)), field))
 #define OPTS_GET(opts, field, def) (OPTS_HAS(opts, field) ? (opts)->field : (def))
 
 struct kview *kview__create(pid_t pid, const struct kview_opts *opts)
@@ -53,9 +97,7 @@ struct kview *kview__create(pid_t pid, const struct kview_opts *opts)
 	struct kview *kv;
 	int dev, fd;
 
-	if (pid < 0 || (opts && !opts_valid(opts, opts->sz,
-			offsetof(struct kview_opts, kview_opts__last_field) +
-			sizeof(opts->kview_opts__last_field)))) {
+	if (!OPTS_VALID(opts, kview_opts) || pid < 0) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -283,20 +325,20 @@ struct kview_links *kview__attach_object_opts(struct kview *kv,
 					      struct bpf_object *obj,
 					      const struct kview_attach_opts *opts)
 {
+	const struct bpf_program **failed_prog;
 	const struct bpf_program *failed = NULL;
 	struct kview_links *links;
 	struct bpf_program *prog;
 	size_t n = 0;
 	int err = 0;
 
-	if (opts && !opts_valid(opts, opts->sz,
-				offsetof(struct kview_attach_opts, kview_attach_opts__last_field) +
-				sizeof(opts->kview_attach_opts__last_field))) {
+	if (!OPTS_VALID(opts, kview_attach_opts)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (opts && opts->failed_prog)
-		*opts->failed_prog = NULL;
+	failed_prog = OPTS_GET(opts, failed_prog, NULL);
+	if (failed_prog)
+		*failed_prog = NULL;
 	last_failed = NULL;
 	links = calloc(1, sizeof(*links));
 	if (!links)
@@ -339,8 +381,8 @@ struct kview_links *kview__attach_object_opts(struct kview *kv,
 fail:
 	kview_links__destroy(links);
 	last_failed = failed;
-	if (opts && opts->failed_prog)
-		*opts->failed_prog = failed;
+	if (failed_prog)
+		*failed_prog = failed;
 	errno = err;
 	return NULL;
 }
@@ -360,24 +402,24 @@ static struct bpf_prog_skeleton *skel_prog(struct bpf_object_skeleton *s, int i)
 int kview__attach_skeleton(struct kview *kv, struct bpf_object_skeleton *s,
 			   const struct kview_attach_opts *opts)
 {
+	const struct bpf_program **failed_prog;
 	const struct bpf_program *failed = NULL;
 	bool *mine;
 	int i, j, err = 0;
 
-	if (!kv || !s || s->prog_skel_sz < (int)sizeof(struct bpf_prog_skeleton) ||
-	    (opts && !opts_valid(opts, opts->sz,
-				 offsetof(struct kview_attach_opts, kview_attach_opts__last_field) +
-				 sizeof(opts->kview_attach_opts__last_field))))
+	if (!OPTS_VALID(opts, kview_attach_opts) || !kv || !s ||
+	    s->prog_skel_sz < (int)sizeof(struct bpf_prog_skeleton))
 		return fail(EINVAL);
-	if (opts && opts->failed_prog)
-		*opts->failed_prog = NULL;
+	failed_prog = OPTS_GET(opts, failed_prog, NULL);
+	if (failed_prog)
+		*failed_prog = NULL;
 	/* Check every section before attaching anything. */
 	for (i = 0; i < s->prog_cnt; i++) {
 		struct bpf_program *prog = *skel_prog(s, i)->prog;
 
 		if (auto_attached(prog) && kview_program__scopable(prog, NULL)) {
-			if (opts && opts->failed_prog)
-				*opts->failed_prog = prog;
+			if (failed_prog)
+				*failed_prog = prog;
 			return fail(EOPNOTSUPP);
 		}
 	}
@@ -408,8 +450,8 @@ int kview__attach_skeleton(struct kview *kv, struct bpf_object_skeleton *s,
 	free(mine);
 	if (!err)
 		return 0;
-	if (opts && opts->failed_prog)
-		*opts->failed_prog = failed;
+	if (failed_prog)
+		*failed_prog = failed;
 	return fail(err);
 }
 

@@ -23,7 +23,11 @@
  * Conventions follow libbpf's: functions that return a pointer return NULL
  * and set errno on error; functions that return int return 0 or a negative
  * errno (and set errno).  Option structs carry their size in ->sz and are
- * declared with LIBBPF_OPTS() from <bpf/libbpf_common.h>.
+ * declared with LIBBPF_OPTS() from <bpf/libbpf_common.h>, under libbpf's
+ * rules: a struct whose ->sz is smaller than a size_t, or that is larger
+ * than this library's and has a non-zero byte beyond the fields it knows,
+ * fails with EINVAL (and a line on stderr); the fields of an older,
+ * smaller struct that it lacks take their defaults.
  */
 #ifndef KVIEW_LIBKVIEW_H
 #define KVIEW_LIBKVIEW_H
