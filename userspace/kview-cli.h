@@ -12,7 +12,7 @@
 
 #include "json.h"
 
-#define KVIEW_VERSION "0.3.0"
+#define KVIEW_VERSION "0.4.0"
 
 extern bool verbose;
 /* -j: JSON lines on stdout, kview's messages as JSON lines on stderr. */

@@ -25,8 +25,6 @@ struct kview_links {
 	struct bpf_program **progs;
 };
 
-static __thread const struct bpf_program *last_failed;
-
 static int fail(int err)
 {
 	errno = err;
@@ -316,11 +314,6 @@ struct bpf_link *kview__attach_program(struct kview *kv,
 	return link;
 }
 
-const struct bpf_program *kview_last_failed_program(void)
-{
-	return last_failed;
-}
-
 struct kview_links *kview__attach_object_opts(struct kview *kv,
 					      struct bpf_object *obj,
 					      const struct kview_attach_opts *opts)
@@ -339,7 +332,6 @@ struct kview_links *kview__attach_object_opts(struct kview *kv,
 	failed_prog = OPTS_GET(opts, failed_prog, NULL);
 	if (failed_prog)
 		*failed_prog = NULL;
-	last_failed = NULL;
 	links = calloc(1, sizeof(*links));
 	if (!links)
 		return NULL;
@@ -380,7 +372,6 @@ struct kview_links *kview__attach_object_opts(struct kview *kv,
 	return links;
 fail:
 	kview_links__destroy(links);
-	last_failed = failed;
 	if (failed_prog)
 		*failed_prog = failed;
 	errno = err;

@@ -162,13 +162,6 @@ struct kview_links *kview__attach_object(struct kview *kv,
 int kview__attach_skeleton(struct kview *kv, struct bpf_object_skeleton *s,
 			   const struct kview_attach_opts *opts);
 
-/*
- * The program the calling thread's last kview__attach_object() failed on.
- * Deprecated: thread-local state; use kview_attach_opts.failed_prog.
- */
-__attribute__((deprecated("use kview_attach_opts.failed_prog")))
-const struct bpf_program *kview_last_failed_program(void);
-
 size_t kview_links__count(const struct kview_links *links);
 struct bpf_link *kview_links__link(const struct kview_links *links, size_t i);
 struct bpf_program *kview_links__program(const struct kview_links *links,
