@@ -16,11 +16,20 @@ BZIMAGE := $(BUILD)/bzImage
 INCDIR := $(BUILD)/include
 VMLINUX_H := $(INCDIR)/vmlinux.h
 
+# The C compiler and its flags are the caller's: CC (gcc unless set, in
+# the environment or on the command line), CFLAGS (-O2 -g unless set),
+# EXTRA_CFLAGS (added after the rest) and LDFLAGS.  What kview's C code
+# needs, REQUIRED_CFLAGS, is on every compile line whatever they say:
+# `make CFLAGS=-O0` keeps -std=gnu11 and the warnings (EXTRA_CFLAGS, last
+# on the line, can still turn one off).
+ifeq ($(origin CC),default)
 CC := gcc
+endif
 CLANG ?= clang
 BPFTOOL ?= bpftool
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE
+REQUIRED_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror
+ALL_CFLAGS := $(strip $(CFLAGS) $(REQUIRED_CFLAGS) $(EXTRA_CFLAGS))
 LDLIBS_BPF := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -I$(INCDIR)
 

@@ -4,7 +4,7 @@
 
 EVAL_OUT := $(BUILD)/eval
 EVAL_BPF_OUT := $(EVAL_OUT)/bpf
-EVAL_CFLAGS := $(CFLAGS) -I$(ROOT)/tests/lib -I$(EVAL_BPF_OUT) -I$(ROOT)/eval/bpf \
+EVAL_CFLAGS := $(ALL_CFLAGS) -I$(ROOT)/tests/lib -I$(EVAL_BPF_OUT) -I$(ROOT)/eval/bpf \
 	-I$(ROOT)/libbpf-ext/include -I$(INCDIR)
 
 EVAL_GUEST_PROGS := untraced-kprobe memcached per-event attach tools hwcost switch
@@ -22,12 +22,12 @@ $(EVAL_OUT)/guest/%: $(ROOT)/eval/guest/%.c $$(addprefix $(EVAL_BPF_OUT)/,$$(add
 		$(LIBKVIEW_A) $(LIBKVIEW_HDRS)
 	@mkdir -p $(@D)
 	@echo "  CC      eval/guest/$*"
-	$(Q)$(CC) $(EVAL_CFLAGS) $< -o $@ $(LIBKVIEW_A) $(LDLIBS_BPF) -lpthread
+	$(Q)$(CC) $(EVAL_CFLAGS) $(LDFLAGS) $< -o $@ $(LIBKVIEW_A) $(LDLIBS_BPF) -lpthread
 
 $(EVAL_OUT)/summarize: $(ROOT)/eval/tools/summarize.c
 	@mkdir -p $(@D)
 	@echo "  CC      eval/tools/summarize"
-	$(Q)$(CC) $(CFLAGS) $< -o $@ -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< -o $@ -lm
 
 ## eval            the whole evaluation (about an hour): eval/results/<date>-full/
 eval: all eval-build

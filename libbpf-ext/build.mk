@@ -6,7 +6,7 @@
 LIBKVIEW_OUT := $(BUILD)/libbpf-ext
 LIBKVIEW_A := $(LIBKVIEW_OUT)/libkview.a
 LIBKVIEW_SO := $(LIBKVIEW_OUT)/libkview.so.0
-LIBKVIEW_CFLAGS := $(CFLAGS) -fPIC -I$(ROOT)/libbpf-ext/include -I$(INCDIR)
+LIBKVIEW_CFLAGS := $(ALL_CFLAGS) -fPIC -I$(ROOT)/libbpf-ext/include -I$(INCDIR)
 LIBKVIEW_HDRS := $(ROOT)/libbpf-ext/include/kview/kview.h $(INCDIR)/linux/kview.h
 
 libbpf-ext: $(LIBKVIEW_A) $(LIBKVIEW_SO)
@@ -22,7 +22,7 @@ $(LIBKVIEW_A): $(LIBKVIEW_OUT)/kview.o
 
 $(LIBKVIEW_SO): $(LIBKVIEW_OUT)/kview.o
 	@echo "  LD      libkview.so.0"
-	$(Q)$(CC) -shared -Wl,-soname,libkview.so.0 -o $@ $^ $(LDLIBS_BPF)
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libkview.so.0 -o $@ $^ $(LDLIBS_BPF)
 	$(Q)ln -sf libkview.so.0 $(LIBKVIEW_OUT)/libkview.so
 
 # The version: KVIEW_VERSION in userspace/kview-cli.h, the one place it is set.

@@ -4,7 +4,7 @@
 
 TEST_BPF_OUT := $(BUILD)/tests/bpf
 TEST_GUEST_OUT := $(BUILD)/tests/guest
-TEST_CFLAGS := $(CFLAGS) -I$(ROOT)/tests/lib -I$(TEST_BPF_OUT) \
+TEST_CFLAGS := $(ALL_CFLAGS) -I$(ROOT)/tests/lib -I$(TEST_BPF_OUT) \
 	-I$(ROOT)/libbpf-ext/include -I$(INCDIR)
 
 # name of a guest test -> the skeletons it includes
@@ -40,7 +40,7 @@ $(TEST_GUEST_OUT)/%: $(ROOT)/tests/guest/%.c $$(addprefix $(TEST_BPF_OUT)/,$$(ad
 		$(wildcard $(ROOT)/tests/lib/*.h) $(LIBKVIEW_A) $(LIBKVIEW_HDRS)
 	@mkdir -p $(@D)
 	@echo "  CC      tests/guest/$*"
-	$(Q)$(CC) $(TEST_CFLAGS) $< -o $@ $(LIBKVIEW_A) $(LDLIBS_BPF) -lpthread
+	$(Q)$(CC) $(TEST_CFLAGS) $(LDFLAGS) $< -o $@ $(LIBKVIEW_A) $(LDLIBS_BPF) -lpthread
 
 # Host unit tests of the CLI's BTF printer and JSON writer (tests/host/).
 TEST_HOST_OUT := $(BUILD)/tests/host
@@ -49,11 +49,11 @@ $(TEST_HOST_OUT)/btf-printer: $(ROOT)/tests/host/btf-printer.c $(ROOT)/userspace
 		$(ROOT)/userspace/json.c $(ROOT)/userspace/json.h $(ROOT)/userspace/kview-cli.h
 	@mkdir -p $(@D)
 	@echo "  CC      tests/host/btf-printer"
-	$(Q)$(CC) $(CFLAGS) -I$(ROOT)/userspace $(ROOT)/tests/host/btf-printer.c \
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -I$(ROOT)/userspace $(ROOT)/tests/host/btf-printer.c \
 		$(ROOT)/userspace/dump.c $(ROOT)/userspace/json.c -o $@ $(LDLIBS_BPF)
 $(TEST_HOST_OUT)/json-writer: $(ROOT)/tests/host/json-writer.c $(ROOT)/userspace/json.c \
 		$(ROOT)/userspace/json.h
 	@mkdir -p $(@D)
 	@echo "  CC      tests/host/json-writer"
-	$(Q)$(CC) $(CFLAGS) -I$(ROOT)/userspace $(ROOT)/tests/host/json-writer.c \
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -I$(ROOT)/userspace $(ROOT)/tests/host/json-writer.c \
 		$(ROOT)/userspace/json.c -o $@

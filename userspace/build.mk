@@ -6,7 +6,7 @@ KVIEW_OUT := $(BUILD)/userspace
 KVIEW_BIN := $(KVIEW_OUT)/kview
 KVIEW_SRCS := kview.c attach.c exec.c command.c list.c views.c dump.c json.c
 KVIEW_OBJS := $(patsubst %.c,$(KVIEW_OUT)/%.o,$(KVIEW_SRCS))
-KVIEW_CFLAGS := $(CFLAGS) -I$(ROOT)/userspace -I$(ROOT)/libbpf-ext/include -I$(INCDIR)
+KVIEW_CFLAGS := $(ALL_CFLAGS) -I$(ROOT)/userspace -I$(ROOT)/libbpf-ext/include -I$(INCDIR)
 EXAMPLES := $(patsubst $(ROOT)/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard $(ROOT)/userspace/examples/*.bpf.c))
 
 userspace: $(KVIEW_BIN) $(EXAMPLES)
@@ -19,4 +19,4 @@ $(KVIEW_OBJS): $(KVIEW_OUT)/%.o: $(ROOT)/userspace/%.c $(ROOT)/userspace/kview-c
 
 $(KVIEW_BIN): $(KVIEW_OBJS) $(LIBKVIEW_A)
 	@echo "  LD      kview"
-	$(Q)$(CC) -o $@ $(KVIEW_OBJS) $(LIBKVIEW_A) $(LDLIBS_BPF)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(KVIEW_OBJS) $(LIBKVIEW_A) $(LDLIBS_BPF)
