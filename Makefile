@@ -15,6 +15,10 @@ KOBJ := $(BUILD)/kobj
 BZIMAGE := $(BUILD)/bzImage
 INCDIR := $(BUILD)/include
 VMLINUX_H := $(INCDIR)/vmlinux.h
+# The kernel's UAPI header <linux/kview.h>, vendored (as libbpf-tools
+# vendor vmlinux.h), so that the C code builds without a kernel tree;
+# tests/host/uapi-header checks it is the series' (make uapi-header).
+UAPI_SRC := $(ROOT)/include/uapi
 
 # The C compiler and its flags are the caller's: CC (gcc unless set, in
 # the environment or on the command line), CFLAGS (-O2 -g unless set),
@@ -37,7 +41,7 @@ Q := $(if $(V),,@)
 
 .PHONY: all help deps kernel kernel-debug kernel-debian kernel-base test-debian libbpf-ext userspace tests test test-host test-guest demo soak repeat deb deb-userspace vm install \
 	eval-build eval eval-quick eval-kprobe \
-	kernel-config kernel-reset kernel-status export-patches check-apply check-series check-configs \
+	kernel-config kernel-reset kernel-status export-patches uapi-header check-apply check-series check-configs \
 	checkpatch clean distclean
 
 all: kernel libbpf-ext userspace tests
@@ -86,6 +90,17 @@ kernel-status:
 export-patches:
 	$(Q)$(ROOT)/scripts/kernel-tree export
 
+## uapi-header     copy the patch series' include/uapi/linux/kview.h into the
+##                 repository's (after a patch changed it)
+uapi-header:
+	$(Q)$(ROOT)/scripts/series-file include/uapi/linux/kview.h >$(UAPI_SRC)/linux/kview.h.tmp
+	$(Q)if cmp -s $(UAPI_SRC)/linux/kview.h.tmp $(UAPI_SRC)/linux/kview.h; then \
+		rm $(UAPI_SRC)/linux/kview.h.tmp; echo "include/uapi/linux/kview.h: unchanged"; \
+	else \
+		mv $(UAPI_SRC)/linux/kview.h.tmp $(UAPI_SRC)/linux/kview.h; \
+		echo "include/uapi/linux/kview.h: updated from patches/ (commit it)"; \
+	fi
+
 ## check-apply     apply patches/ onto a fresh checkout of the pristine base
 check-apply:
 	$(Q)$(ROOT)/scripts/kernel-tree check-apply
@@ -119,14 +134,6 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 
 $(VMLINUX_H):
 	@echo "$(VMLINUX_H) missing: run 'make kernel' first" >&2; exit 1
-
-# The kernel's UAPI header for kview, from the generated tree.
-$(INCDIR)/linux/kview.h: $(BUILD)/linux/include/uapi/linux/kview.h
-	@mkdir -p $(@D)
-	$(Q)cp $< $@
-
-$(BUILD)/linux/include/uapi/linux/kview.h:
-	@echo "$@ missing: run 'make kernel' first" >&2; exit 1
 
 include $(ROOT)/libbpf-ext/build.mk
 include $(ROOT)/userspace/build.mk

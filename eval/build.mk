@@ -5,7 +5,7 @@
 EVAL_OUT := $(BUILD)/eval
 EVAL_BPF_OUT := $(EVAL_OUT)/bpf
 EVAL_CFLAGS := $(ALL_CFLAGS) -I$(ROOT)/tests/lib -I$(EVAL_BPF_OUT) -I$(ROOT)/eval/bpf \
-	-I$(ROOT)/libbpf-ext/include -I$(INCDIR)
+	-I$(ROOT)/libbpf-ext/include -I$(UAPI_SRC)
 
 EVAL_GUEST_PROGS := untraced-kprobe memcached per-event attach tools hwcost switch
 skels_attach := kprobe_count

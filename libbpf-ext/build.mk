@@ -6,8 +6,8 @@
 LIBKVIEW_OUT := $(BUILD)/libbpf-ext
 LIBKVIEW_A := $(LIBKVIEW_OUT)/libkview.a
 LIBKVIEW_SO := $(LIBKVIEW_OUT)/libkview.so.0
-LIBKVIEW_CFLAGS := $(ALL_CFLAGS) -fPIC -I$(ROOT)/libbpf-ext/include -I$(INCDIR)
-LIBKVIEW_HDRS := $(ROOT)/libbpf-ext/include/kview/kview.h $(INCDIR)/linux/kview.h
+LIBKVIEW_CFLAGS := $(ALL_CFLAGS) -fPIC -I$(ROOT)/libbpf-ext/include -I$(UAPI_SRC)
+LIBKVIEW_HDRS := $(ROOT)/libbpf-ext/include/kview/kview.h $(UAPI_SRC)/linux/kview.h
 
 libbpf-ext: $(LIBKVIEW_A) $(LIBKVIEW_SO)
 
@@ -30,9 +30,10 @@ VERSION := $(shell sed -n 's/^\#define KVIEW_VERSION "\(.*\)"/\1/p' $(ROOT)/user
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 MANDIR ?= $(PREFIX)/share/man
-# <linux/kview.h> is the patched kernel's UAPI header; it goes beside
-# libkview's own rather than into include/linux, where the kernel's headers
-# package (linux-libc-dev) has its files.  kview.pc's Cflags point there.
+# <linux/kview.h> is the patched kernel's UAPI header (the copy vendored in
+# include/uapi/); it goes beside libkview's own rather than into
+# include/linux, where the kernel's headers package (linux-libc-dev) has
+# its files.  kview.pc's Cflags point there.
 UAPI_INCDIR = $(PREFIX)/include/kview/uapi
 
 ## install         install libkview (headers, libraries, pkg-config, man page)
@@ -42,7 +43,7 @@ install: libbpf-ext userspace
 		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/sbin \
 		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 $(ROOT)/libbpf-ext/include/kview/kview.h $(DESTDIR)$(PREFIX)/include/kview/
-	install -m 0644 $(INCDIR)/linux/kview.h $(DESTDIR)$(UAPI_INCDIR)/linux/
+	install -m 0644 $(UAPI_SRC)/linux/kview.h $(DESTDIR)$(UAPI_INCDIR)/linux/
 	install -m 0644 $(LIBKVIEW_A) $(DESTDIR)$(LIBDIR)/
 	install -m 0644 $(LIBKVIEW_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libkview.so.0 $(DESTDIR)$(LIBDIR)/libkview.so

@@ -5,7 +5,7 @@
 TEST_BPF_OUT := $(BUILD)/tests/bpf
 TEST_GUEST_OUT := $(BUILD)/tests/guest
 TEST_CFLAGS := $(ALL_CFLAGS) -I$(ROOT)/tests/lib -I$(TEST_BPF_OUT) \
-	-I$(ROOT)/libbpf-ext/include -I$(INCDIR)
+	-I$(ROOT)/libbpf-ext/include -I$(UAPI_SRC)
 
 # name of a guest test -> the skeletons it includes
 TEST_GUEST_PROGS := bpf-smoke workload kview-isolation kview-lifecycle kview-errors \
