@@ -39,7 +39,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -I$(INCDIR)
 
 Q := $(if $(V),,@)
 
-.PHONY: all help deps kernel kernel-debug kernel-debian kernel-base test-debian libbpf-ext userspace tests test test-host test-guest demo soak repeat deb deb-userspace vm install \
+.PHONY: all help deps kernel kernel-debug kernel-debian kernel-base test-debian libbpf-ext userspace tests tests-host test test-host test-guest demo soak repeat deb deb-userspace vm install \
 	eval-build eval eval-quick eval-kprobe \
 	kernel-config kernel-reset kernel-status export-patches uapi-header check-apply check-series check-configs \
 	checkpatch clean distclean

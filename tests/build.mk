@@ -44,7 +44,8 @@ $(TEST_GUEST_OUT)/%: $(ROOT)/tests/guest/%.c $$(addprefix $(TEST_BPF_OUT)/,$$(ad
 
 # Host unit tests of the CLI's BTF printer and JSON writer (tests/host/).
 TEST_HOST_OUT := $(BUILD)/tests/host
-tests: $(TEST_HOST_OUT)/btf-printer $(TEST_HOST_OUT)/json-writer
+tests: tests-host
+tests-host: $(TEST_HOST_OUT)/btf-printer $(TEST_HOST_OUT)/json-writer
 $(TEST_HOST_OUT)/btf-printer: $(ROOT)/tests/host/btf-printer.c $(ROOT)/userspace/dump.c \
 		$(ROOT)/userspace/json.c $(ROOT)/userspace/json.h $(ROOT)/userspace/kview-cli.h
 	@mkdir -p $(@D)
