@@ -71,7 +71,7 @@ FORCE:
 
 ## install         install libkview (headers, libraries, pkg-config, man page)
 ##                 and kview (PREFIX=/usr/local, LIBDIR, MANDIR, DESTDIR)
-install: libbpf-ext userspace
+install: libbpf-ext $(KVIEW_BIN)
 	install -d $(DESTDIR)$(PREFIX)/include/kview $(DESTDIR)$(UAPI_INCDIR)/linux \
 		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/sbin \
 		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8
