@@ -69,8 +69,20 @@
  * cache's name or the allocated size, what SLUB did while memcaslap ran:
  * one CSV row per run, event and key.  No BPF: trace events only.
  *
- *   memcached [--fentry] [--slabs SLABS.csv] ROUNDS SECONDS NS MODES OUT.csv
- *             [CENSUS.csv]
+ * With --ballast (layout randomization), every run of measured round r of
+ * R holds (r - 1) * S / R kmalloc-1k objects of its own (user keys of 1000
+ * bytes; S: objects per kmalloc-1k slab), the same count in every mode of
+ * the round, taken before anything else and let go at its end.  Two
+ * skb heads of every memcached request live in kmalloc-1k, and how often
+ * SLUB takes its slow paths on them depends on where in a slab's objects
+ * the long-lived ones before them left off (--slabs shows it): one held
+ * object more or less moves memcached by a few tenths of a percent either
+ * way, in every mode that holds one (a loaded BTF does).  The ballast
+ * walks every mode through the same spread of those phases, so that the
+ * comparison is not one phase against another.
+ *
+ *   memcached [--fentry] [--slabs SLABS.csv] [--ballast] ROUNDS SECONDS NS
+ *             MODES OUT.csv [CENSUS.csv]
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -267,7 +279,8 @@ static bool attaching(enum mode m)
 
 struct run {
 	enum mode mode;
-	int n, round;
+	int n, round, rounds;
+	int ballast;		/* kmalloc-1k objects held (--ballast) */
 	bool warmup;
 	int seconds;
 	/* results */
@@ -365,6 +378,49 @@ static int add_keys(const struct key_set *ks, long *ids)
 		check(ids[i] >= 0, "add_key %s: %s", desc, strerror(errno));
 	}
 	return i;
+}
+
+/* --ballast: objects per kmalloc-1k slab, 0 without the option. */
+static int ballast_period;
+
+static int ballast_count(int round, int rounds)
+{
+	return round && ballast_period ? (round - 1) * ballast_period / rounds : 0;
+}
+
+/* @n user keys of 1000 bytes (24 of them the payload's header): kmalloc-1k. */
+static void add_ballast(long *ids, int n)
+{
+	static char data[976];
+	char desc[32];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(desc, sizeof(desc), "kview-ballast-%d", i);
+		ids[i] = syscall(SYS_add_key, "user", desc, data, sizeof(data),
+				 KEY_SPEC_PROCESS_KEYRING);
+		check(ids[i] >= 0, "add_key %s: %s", desc, strerror(errno));
+	}
+}
+
+static void drop_keys(const long *ids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		check(!syscall(SYS_keyctl, KEYCTL_INVALIDATE, ids[i]),
+		      "invalidate key %ld: %s", ids[i], strerror(errno));
+}
+
+static int read_int(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = -1;
+
+	check(f, "%s: %s", path, strerror(errno));
+	check(fscanf(f, "%d", &v) == 1 && v > 0, "%s: no count", path);
+	fclose(f);
+	return v;
 }
 
 /* ---- the slab census (--slabs) ------------------------------------- */
@@ -535,11 +591,16 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 	struct btf *small_btf = NULL;
 	void *map_mem = NULL;
 	int map_fd = -1, nkeys = 0;
-	long keys[MAX_KEYS];
+	long keys[MAX_KEYS], *ballast;
 	unsigned long long pgalloc, pgfree;
 	pid_t traced, mc;
 	long long t0;
 	int i;
+
+	r->ballast = ballast_count(r->round, r->rounds);
+	ballast = calloc(r->ballast + 1, sizeof(*ballast));
+	check(ballast, "calloc: %s", strerror(errno));
+	add_ballast(ballast, r->ballast);
 
 	*iters = 0;
 	traced = fork();
@@ -689,9 +750,9 @@ static void do_run(struct run *r, volatile unsigned long *iters)
 		munmap(map_mem, getpagesize());
 	if (map_fd >= 0)
 		close(map_fd);
-	for (i = 0; i < nkeys; i++)
-		check(!syscall(SYS_keyctl, KEYCTL_INVALIDATE, keys[i]),
-		      "invalidate key %ld: %s", keys[i], strerror(errno));
+	drop_keys(keys, nkeys);
+	drop_keys(ballast, r->ballast);
+	free(ballast);
 
 	/*
 	 * The tracing was real: with the traced process's events going
@@ -738,7 +799,7 @@ static void emit(FILE *out, const struct run *r)
 {
 	long long untraced = r->memcached_cpu + r->memcaslap_cpu;
 
-	fprintf(out, "memcached,%s,%s,%d,%d,%d,%llu,%llu,%lld,%.1f,%.1f,%lld,%lld,%lu,%lld,%llu,%llu,%llu,%lld,%lld,%lld,%u,%u,%u,%llu,%lld,%lld,%ld,%ld,%ld,%lld,%lld,%ld,%ld,%ld,%llu,%llu,%llu,%llu\n",
+	fprintf(out, "memcached,%s,%s,%d,%d,%d,%llu,%llu,%lld,%.1f,%.1f,%lld,%lld,%lu,%lld,%llu,%llu,%llu,%lld,%lld,%lld,%u,%u,%u,%llu,%lld,%lld,%ld,%ld,%ld,%lld,%lld,%ld,%ld,%ld,%llu,%llu,%llu,%llu,%d\n",
 		clock_name(), mode_names[r->mode], r->n, r->round, r->warmup, r->tps, r->ops, untraced,
 		(double)untraced / r->ops, (double)r->memcached_cpu / r->ops,
 		r->memcached_cpu, r->memcaslap_cpu,
@@ -750,7 +811,7 @@ static void emit(FILE *out, const struct run *r)
 		r->mc_ru.ru_minflt, r->mc_ru.ru_nvcsw, r->mc_ru.ru_nivcsw,
 		tv_ns(&r->slap_ru.ru_utime), tv_ns(&r->slap_ru.ru_stime),
 		r->slap_ru.ru_minflt, r->slap_ru.ru_nvcsw, r->slap_ru.ru_nivcsw,
-		r->irqs, r->softirqs, r->pgalloc, r->pgfree);
+		r->irqs, r->softirqs, r->pgalloc, r->pgfree, r->ballast);
 	fflush(out);
 }
 
@@ -773,8 +834,13 @@ int main(int argc, char **argv)
 		argv += 2;
 		argc -= 2;
 	}
+	if (argc > 1 && !strcmp(argv[1], "--ballast")) {
+		ballast_period = read_int("/sys/kernel/slab/kmalloc-1k/objs_per_slab");
+		argv++;
+		argc--;
+	}
 	if (argc != 6 && argc != 7) {
-		fprintf(stderr, "usage: memcached [--fentry] [--slabs SLABS.csv] ROUNDS SECONDS NS MODES OUT.csv [CENSUS.csv]\n");
+		fprintf(stderr, "usage: memcached [--fentry] [--slabs SLABS.csv] [--ballast] ROUNDS SECONDS NS MODES OUT.csv [CENSUS.csv]\n");
 		return 2;
 	}
 	rounds = atoi(argv[1]);
@@ -784,7 +850,7 @@ int main(int argc, char **argv)
 	nm = parse_list(argv[4], modes, MAX_MODES, mode_names, KEY4KX8 + 1);
 	out = fopen(argv[5], "w");
 	check(out, "%s: %s", argv[5], strerror(errno));
-	fprintf(out, "bench,clock,mode,n,round,warmup,tps,ops,untraced_cpu_ns,cpu_ns_per_op,memcached_ns_per_op,memcached_cpu_ns,memcaslap_cpu_ns,traced_iters,traced_cpu_ns,traced_events,other_events,drops,tracer_cpu_ns,attach_ns,detach_ns,view_patches,view_pages,view_pt_pages,view_bytes,memcached_utime_ns,memcached_stime_ns,memcached_minflt,memcached_nvcsw,memcached_nivcsw,memcaslap_utime_ns,memcaslap_stime_ns,memcaslap_minflt,memcaslap_nvcsw,memcaslap_nivcsw,irqs,softirqs,pgalloc,pgfree\n");
+	fprintf(out, "bench,clock,mode,n,round,warmup,tps,ops,untraced_cpu_ns,cpu_ns_per_op,memcached_ns_per_op,memcached_cpu_ns,memcaslap_cpu_ns,traced_iters,traced_cpu_ns,traced_events,other_events,drops,tracer_cpu_ns,attach_ns,detach_ns,view_patches,view_pages,view_pt_pages,view_bytes,memcached_utime_ns,memcached_stime_ns,memcached_minflt,memcached_nvcsw,memcached_nivcsw,memcaslap_utime_ns,memcaslap_stime_ns,memcaslap_minflt,memcaslap_nvcsw,memcaslap_nivcsw,irqs,softirqs,pgalloc,pgfree,ballast\n");
 	if (slabs_out)
 		slab_census_start();
 	iters = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -818,14 +884,16 @@ int main(int argc, char **argv)
 				run.mode = modes[(i + r + j) % nm];
 				run.n = ns[j];
 				run.round = r;
+				run.rounds = rounds;
 				run.warmup = !r;
 				run.seconds = seconds;
 				do_run(&run, iters);
 				emit(out, &run);
-				progress("round %d/%d N=%-2d %-5s %7llu ops/s  memcached %6.0f ns/op  traced events %llu%s",
+				progress("round %d/%d N=%-2d %-5s %7llu ops/s  memcached %6.0f ns/op  traced events %llu  ballast %d%s",
 					 r, rounds, run.n, mode_names[run.mode], run.tps,
 					 (double)run.memcached_cpu / run.ops,
-					 run.traced_events, run.warmup ? "  (warm-up)" : "");
+					 run.traced_events, run.ballast,
+					 run.warmup ? "  (warm-up)" : "");
 			}
 		}
 	}
