@@ -517,6 +517,27 @@ static void slab_census_start(void)
 		slab_trigger(&slab_events[i], "");
 }
 
+/* At the end: the triggers and the kprobe events go. */
+static void slab_census_stop(void)
+{
+	char def[96], spec[128], path[128];
+	int i;
+
+	for (i = 0; i < NSLAB_EVENTS; i++) {
+		const struct slab_event *e = &slab_events[i];
+
+		snprintf(path, sizeof(path), "events/%s/trigger", e->event);
+		snprintf(spec, sizeof(spec), "!hist:keys=%s:vals=hitcount:size=512", e->key);
+		tracefs_write(path, spec);
+	}
+	for (i = 0; i < NSLAB_EVENTS; i++) {
+		if (!slab_events[i].probe)
+			continue;
+		snprintf(def, sizeof(def), "-:%s\n", slab_events[i].event);
+		tracefs_write("kprobe_events", def);
+	}
+}
+
 /* Before memcaslap: every histogram starts from zero. */
 static void slab_census_clear(void)
 {
@@ -898,5 +919,9 @@ int main(int argc, char **argv)
 		}
 	}
 	fclose(out);
+	if (slabs_out) {
+		slab_census_stop();
+		fclose(slabs_out);
+	}
 	return 0;
 }

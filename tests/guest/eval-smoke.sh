@@ -29,10 +29,22 @@ awk -F, 'NR > 1 && $3 == "kview" && ($22 == 0 || $25 == 0) { exit 1 }' "$out/mc.
 [ "$(rows "$out/mcc.csv" .)" = 16 ] || bad "memcached controls: $(rows "$out/mcc.csv" .) rows, expected 16"
 awk -F, 'NR > 1 && ($16 != 0 || $22 != 0) { exit 1 }' "$out/mcc.csv" ||
 	bad "memcached: a control run counted events or patched text"
-# The other BTF controls share these two's code (smallbtf, btf2k: btf4k's).
-"$E/memcached" 1 1 1 opened,btf4k "$out/mcb.csv" >/dev/null ||
-	bad "memcached driver failed on the BTF controls"
-[ "$(rows "$out/mcb.csv" .)" = 4 ] || bad "memcached BTF controls: $(rows "$out/mcb.csv" .) rows, expected 4"
+# The other BTF controls share these two's code (smallbtf, btf2k: btf4k's),
+# the other key controls key1k's; with the slab census and the ballast
+# (two rounds: the second holds objs_per_slab / 2 kmalloc-1k objects).
+"$E/memcached" --slabs "$out/slabs.csv" --ballast 2 1 1 opened,btf4k,key1k "$out/mcb.csv" >/dev/null ||
+	bad "memcached driver failed on the BTF and key controls"
+[ "$(rows "$out/mcb.csv" .)" = 9 ] || bad "memcached BTF and key controls: $(rows "$out/mcb.csv" .) rows, expected 9"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ b[$c["round"]] += $c["ballast"] } END { exit !(b[0] == 0 && b[1] == 0 && b[2] > 0) }' "$out/mcb.csv" ||
+	bad "memcached --ballast: round 2 held no ballast, or rounds 0 and 1 did"
+# The census saw memcached's requests: kmalloc-1k allocations (skb heads)
+# and SLUB's slow paths, by cache name.
+awk -F, '$5 == "kmalloc" && $6 == 1024 && $7 > $8 { k = 1 }
+	$5 ~ /^slab_/ && $6 ~ /^kmalloc-/ && $7 > 0 { s = 1 } END { exit !(k && s) }' "$out/slabs.csv" ||
+	bad "memcached --slabs: no kmalloc-1k allocations or no slow path by cache in $(wc -l <"$out/slabs.csv") rows"
+! grep -q kview_slab /sys/kernel/tracing/kprobe_events ||
+	bad "memcached --slabs left its kprobe events behind"
 
 # The fentry hook set: the function hooks as BPF trampolines, N = 16 (all
 # 16 hooks, 8 of them fentry programs: 8 trampoline sites in the view).
