@@ -365,18 +365,26 @@ static const struct key_set *key_set(enum mode m)
 	return NULL;
 }
 
-static int add_keys(const struct key_set *ks, long *ids)
+/* One user key named PREFIX-@i with a payload of @size bytes (kmalloc()). */
+static long add_key(const char *prefix, int i, size_t size)
 {
 	static char data[4096];
 	char desc[32];
+	long id;
+
+	check(size <= sizeof(data), "a key of %zu bytes", size);
+	snprintf(desc, sizeof(desc), "%s-%d", prefix, i);
+	id = syscall(SYS_add_key, "user", desc, data, size, KEY_SPEC_PROCESS_KEYRING);
+	check(id >= 0, "add_key %s: %s", desc, strerror(errno));
+	return id;
+}
+
+static int add_keys(const struct key_set *ks, long *ids)
+{
 	int i;
 
-	for (i = 0; i < MAX_KEYS && ks->sizes[i]; i++) {
-		snprintf(desc, sizeof(desc), "kview-eval-%d", i);
-		ids[i] = syscall(SYS_add_key, "user", desc, data, ks->sizes[i],
-				 KEY_SPEC_PROCESS_KEYRING);
-		check(ids[i] >= 0, "add_key %s: %s", desc, strerror(errno));
-	}
+	for (i = 0; i < MAX_KEYS && ks->sizes[i]; i++)
+		ids[i] = add_key("kview-eval", i, ks->sizes[i]);
 	return i;
 }
 
@@ -391,16 +399,10 @@ static int ballast_count(int round, int rounds)
 /* @n user keys of 1000 bytes (24 of them the payload's header): kmalloc-1k. */
 static void add_ballast(long *ids, int n)
 {
-	static char data[976];
-	char desc[32];
 	int i;
 
-	for (i = 0; i < n; i++) {
-		snprintf(desc, sizeof(desc), "kview-ballast-%d", i);
-		ids[i] = syscall(SYS_add_key, "user", desc, data, sizeof(data),
-				 KEY_SPEC_PROCESS_KEYRING);
-		check(ids[i] >= 0, "add_key %s: %s", desc, strerror(errno));
-	}
+	for (i = 0; i < n; i++)
+		ids[i] = add_key("kview-ballast", i, 976);
 }
 
 static void drop_keys(const long *ids, int n)

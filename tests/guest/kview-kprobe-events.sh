@@ -16,6 +16,7 @@ B=${KVIEW_BUILD:?}
 . "$(dirname "$0")/../lib/guest.sh"
 T=/sys/kernel/tracing
 
+# shellcheck disable=SC2016 # $retval is tracefs's, not the shell's
 defs=(
 	'p:kvtest/deref vfs_read s=+0(+96(%di)):string'
 	'p:kvtest/regs vfs_read file=%di:x64 count=%dx:u64'
@@ -53,11 +54,7 @@ sleep 60 &
 P=$!
 "$B/userspace/kview" exec -q --pid $P -- sleep 30 &
 V=$!
-for _ in $(seq 50); do
-	grep -q '^view ' /sys/kernel/debug/kview/views 2>/dev/null && break
-	sleep 0.2
-done
-grep -q '^view ' /sys/kernel/debug/kview/views || bad "no view came up"
+views_wait '^view ' || bad "no view came up"
 for i in 1 2 3; do
 	round "with a view, round $i"
 done

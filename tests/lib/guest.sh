@@ -8,6 +8,9 @@
 #   bad MSG...        a failure: a "FAIL:" diagnostic, counted in $fails
 #   stats_clean WHAT  kview/stats must show no view, member, patch, page or
 #                     page-table page left (after WHAT)
+#   views_wait RE [N] wait up to N tenths of a second (default 100) until a
+#                     line of debugfs kview/views matches the grep regex RE;
+#                     status 0 if one did
 
 fails=0
 
@@ -21,4 +24,13 @@ stats_clean() {
 	"views 0 members 0 patches 0 pages 0 pt_pages 0 ") ;;
 	*) bad "after '$1': kview left something behind: $s" ;;
 	esac
+}
+
+views_wait() {
+	local _
+	for _ in $(seq "${2:-100}"); do
+		grep -q "$1" /sys/kernel/debug/kview/views 2>/dev/null && return 0
+		sleep 0.1
+	done
+	grep -q "$1" /sys/kernel/debug/kview/views 2>/dev/null
 }
