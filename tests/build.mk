@@ -23,7 +23,7 @@ skels_kview-scope := scope
 skels_kview-faults := count multi tpcount
 skels_kview-stress := stress
 skels_kview-skeleton := skel
-skels_kview-multi := multi
+skels_kview-multi := multi session
 skels_kview-trampoline := tramp
 skels_kview-tlb := tlb
 # BPF objects the tests load by path

@@ -85,8 +85,12 @@ int BPF_KPROBE(kp_read, unsigned int fd, char *buf, size_t size)
 	return 0;
 }
 
-/* Past the ftrace site: an ordinary int3 (and single-step or emulation). */
-SEC("kprobe/ksys_read+5")
+/*
+ * Past the ftrace site: an ordinary int3 (and single-step or emulation).
+ * Attached at ksys_read's first instruction after its ftrace site
+ * (attach_past_site()), whose offset depends on the kernel (IBT).
+ */
+SEC("kprobe")
 int kp_read_off(struct pt_regs *ctx)
 {
 	count_event(PT_REGS_PARM3(ctx) == STRESS_MARK);

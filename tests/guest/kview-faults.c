@@ -261,6 +261,8 @@ static struct count *kskel, *gskel;
 static struct tpcount *tskel;
 static struct bpf_link *op_link;
 static struct bpf_program *prog;
+/* ksys_read's first instruction past its ftrace site (read before a walk). */
+static unsigned long past_off;
 
 static int act_create(void)
 {
@@ -289,7 +291,11 @@ static void undo_add_pid(void)
 
 static int act_attach(void)
 {
-	op_link = kview__attach_program(view, prog);
+	/* kp_offset has no target: ksys_read past its ftrace site. */
+	if (prog == kskel->progs.kp_offset)
+		op_link = attach_kprobe_off(view, prog, "ksys_read", past_off);
+	else
+		op_link = kview__attach_program(view, prog);
 	return op_link ? 0 : -errno;
 }
 
@@ -587,7 +593,7 @@ static void run_op(const char *name)
 	} else if (!strcmp(name, "kretprobe")) {
 		prog = kskel->progs.krp_return;
 	} else if (!strcmp(name, "kprobe-page")) {
-		/* ksys_read+5 is on the page of ksys_read's entry. */
+		/* Past the site is on the page of ksys_read's entry. */
 		held = kview__attach_program(view, kskel->progs.kp_entry);
 		check(held, "attach kp_entry: %s", strerror(errno));
 		prog = kskel->progs.kp_offset;
@@ -600,7 +606,8 @@ static void run_op(const char *name)
 		write_file("/sys/kernel/debug/fail_page_alloc/min-order", "9");
 		write_file("/sys/kernel/debug/failslab/cache-filter", "Y");
 	} else if (!strcmp(name, "kprobe-mixed")) {
-		held = bpf_program__attach(gskel->progs.kp_offset);
+		held = attach_kprobe_off(NULL, gskel->progs.kp_offset,
+					 "ksys_read", past_off);
 		check(held, "attach the global kprobe: %s", strerror(errno));
 		prog = kskel->progs.kp_offset;
 	} else if (!strcmp(name, "tracepoint")) {
@@ -662,6 +669,7 @@ int main(int argc, char **argv)
 	resume(target);
 	kskel = load_count();
 	gskel = load_count();
+	past_off = past_site_offset("ksys_read");
 	tskel = tpcount__open();
 	check(tskel, "open tpcount.bpf.o: %s", strerror(errno));
 	bpf_program__set_autoload(tskel->progs.tp_module, false);

@@ -14,7 +14,7 @@
  *
  *   kview-isolation entry      kprobe on ksys_read's ftrace site (the view's
  *                              copy calls kprobe_view_caller)
- *   kview-isolation offset     kprobe at ksys_read+5 (int3, single-step)
+ *   kview-isolation offset     kprobe past ksys_read's ftrace site (int3, single-step)
  *   kview-isolation kretprobe  kretprobe on ksys_read
  *   kview-isolation mixed      the entry kprobe in the view and, at once,
  *                              globally without a filter: the global one
@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 	pid_t target, decoy;
 	struct kview *kv;
 	unsigned long long want;
-	int off = 0;
+	bool past = false;
 
 	if (!strcmp(mode, "entry") || !strcmp(mode, "mixed")) {
 		prog = "kp_entry";
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "offset")) {
 		prog = "kp_offset";
 		in_prog = "tp_enter";
-		off = 5;
+		past = true;
 	} else if (!strcmp(mode, "kretprobe")) {
 		prog = "krp_return";
 		in_prog = "tp_exit";
@@ -157,7 +157,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: kview-isolation entry|offset|kretprobe|mixed|two\n");
 		return 2;
 	}
-	addr = ksym("ksys_read") + off;
+	addr = ksym_site("ksys_read") + (past ? 5 : 0);
 
 	target = spawn_stopped(dd);
 	decoy = spawn_stopped(dd);
@@ -171,7 +171,8 @@ int main(int argc, char **argv)
 	view = load(prog, 0);
 	in_link = bpf_program__attach(bpf_object__find_program_by_name(in->obj, in_prog));
 	check(in_link, "attach in-eBPF %s: %s", in_prog, strerror(errno));
-	view_link = kview__attach_program(kv, bpf_object__find_program_by_name(view->obj, prog));
+	view_link = past ? attach_past_site(kv, view->progs.kp_offset, "ksys_read") :
+		kview__attach_program(kv, bpf_object__find_program_by_name(view->obj, prog));
 	check(view_link, "attach %s in the view: %s", prog, strerror(errno));
 	if (!strcmp(mode, "mixed")) {
 		global = load(prog, 0);

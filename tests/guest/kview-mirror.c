@@ -111,7 +111,8 @@ static unsigned long kprobe_event_after(unsigned long min)
 
 static void test_kprobe_event(void)
 {
-	unsigned long fn = ksym("ksys_read"), site;
+	unsigned long fn = ksym("ksys_read"), entry_site = fentry_site(fn);
+	unsigned long past = entry_site + 5, site;
 	struct count *entry = load("kp_entry"), *offset = load("kp_offset");
 	struct bpf_link *le, *lo;
 	unsigned char g;
@@ -120,12 +121,12 @@ static void test_kprobe_event(void)
 
 	t = start_target(&kv);
 	le = kview__attach_program(kv, entry->progs.kp_entry);
-	lo = kview__attach_program(kv, offset->progs.kp_offset);
+	lo = attach_past_site(kv, offset->progs.kp_offset, "ksys_read");
 	check(le && lo, "attach in the view: %s", strerror(errno));
 
 	write_file(TRACING "trace", "", false);
-	/* Past the view kprobe at +5, on the same page. */
-	site = fn + kprobe_event_after(5);
+	/* Past the view kprobe past the ftrace site, on the same page. */
+	site = fn + kprobe_event_after(past - fn);
 	diag("global kprobe event at ksys_read+%#lx", site - fn);
 	check((fn >> 12) == (site >> 12), "ksys_read+%#lx is on another page",
 	      site - fn);
@@ -138,8 +139,9 @@ static void test_kprobe_event(void)
 	 * Wait on a counter, not on the trace: reading the trace while the
 	 * target fills it does not finish under TCG.  Not on the event's hit
 	 * count either: other tasks' reads hit it too, maybe before the
-	 * target's.  The view's kprobe at +5 counts the target's reads: once
-	 * it has seen two, the first of them has passed the event's site.
+	 * target's.  The view's kprobe past the ftrace site counts the
+	 * target's reads: once it has seen two, the first of them has passed
+	 * the event's site.
 	 */
 	WAIT_FOR(map_u32_count(bpf_map__fd(offset->maps.counts), t) >= 2, 20);
 	write_file(TRACING "events/kprobes/kview_mirror/enable", "0", false);
@@ -153,8 +155,8 @@ static void test_kprobe_event(void)
 
 	/* One view kprobe less: its byte is back, the copy matches. */
 	bpf_link__destroy(lo);
-	check_view_kprobe_insn(kv, fn, true);
-	check_text_same(kv, fn + 5, 32, "after the view kprobe at +5 left");
+	check_view_kprobe_insn(kv, entry_site, true);
+	check_text_same(kv, past, 32, "after the view kprobe past the site left");
 	bpf_link__destroy(le);
 	check_text_same(kv, fn, 32, "after both view kprobes left");
 
@@ -167,7 +169,7 @@ static void test_kprobe_event(void)
 
 static void test_ftrace(void)
 {
-	unsigned long fn = ksym("ksys_read");
+	unsigned long fn = ksym_site("ksys_read");
 	struct count *entry = load("kp_entry");
 	unsigned char g, vb[5], gb[5];
 	unsigned long long events;
@@ -223,7 +225,7 @@ static void test_ftrace(void)
  */
 static void test_ftrace_loop(void)
 {
-	unsigned long fn = ksym("ksys_read");
+	unsigned long fn = ksym_site("ksys_read");
 	struct count *entry = load("kp_entry");
 	int fd = bpf_map__fd(entry->maps.counts);
 	unsigned long long n = 0, last;

@@ -36,8 +36,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/syscall.h>
+
 #include "kvtest.h"
 #include "multi.skel.h"
+#include "session.skel.h"
 
 #define READS 5000
 #define MAX_FUNCS 1024
@@ -299,11 +302,14 @@ static int duplicates(void)
 	return 0;
 }
 
-/* A link on a function entry and a non-entry: refused whole, cleanly. */
+/*
+ * A link on a function entry and a non-entry (the instruction after
+ * ksys_write's ftrace site): refused whole, cleanly, as outside a view.
+ */
 static int bad(void)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .cnt = 2);
-	unsigned long addrs[2] = { ksym("ksys_read"), ksym("ksys_write") + 5 };
+	unsigned long addrs[2] = { ksym("ksys_read"), ksym_site("ksys_write") + 5 };
 	struct kview_info info;
 	struct bpf_link *link;
 	struct multi *skel;
@@ -332,8 +338,8 @@ static int bad(void)
 	verr = link ? 0 : errno;
 	kview__leave_scope(kv);
 	bpf_link__destroy(link);
-	diag("ksys_read and ksys_write+5: globally %s, in the view %s",
-	     strerror(gerr), strerror(verr));
+	diag("ksys_read and ksys_write+%#lx: globally %s, in the view %s",
+	     addrs[1] - ksym("ksys_write"), strerror(gerr), strerror(verr));
 	check_eq(gerr, EINVAL);
 	check_eq(verr, EINVAL);
 	check(!kview__info(kv, &info), "info: %s", strerror(errno));
@@ -389,6 +395,153 @@ static int without_fprobe(const char *mode)
 	return 0;
 }
 
+/* BPF_TRACE_KPROBE_SESSION (Linux 6.10), which the build's headers lack. */
+#define TEST_TRACE_KPROBE_SESSION 56
+
+struct session_counts {
+	__u64 n[4];	/* entries, returns, bad cookies, skipped returns */
+};
+
+/*
+ * A kprobe session link on ksys_read for @skel's program, in @kv's attach
+ * scope or globally: BPF_LINK_CREATE by hand (libbpf 1.1 has no sessions).
+ */
+static int session_link(struct session *skel, struct kview *kv)
+{
+	const char *syms[] = { "ksys_read" };
+	union bpf_attr attr;
+	int fd, err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.link_create.prog_fd = bpf_program__fd(skel->progs.ks_read);
+	attr.link_create.attach_type = TEST_TRACE_KPROBE_SESSION;
+	attr.link_create.kprobe_multi.syms = (__u64)(unsigned long)syms;
+	attr.link_create.kprobe_multi.cnt = 1;
+	if (kv && kview__enter_scope(kv))
+		return -1;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	err = fd < 0 ? errno : 0;
+	if (kv)
+		kview__leave_scope(kv);
+	errno = err;
+	return fd;
+}
+
+static struct session *load_session(pid_t filter)
+{
+	struct session *skel = session__open();
+
+	check(skel, "open session.bpf.o: %s", strerror(errno));
+	skel->rodata->filter_tgid = filter;
+	bpf_program__set_expected_attach_type(skel->progs.ks_read,
+					      (enum bpf_attach_type)TEST_TRACE_KPROBE_SESSION);
+	check(!session__load(skel), "load session.bpf.o: %s", strerror(errno));
+	return skel;
+}
+
+static struct session_counts session_of(struct session *skel, pid_t tgid)
+{
+	struct session_counts c = {};
+	__u32 k = tgid;
+
+	bpf_map_lookup_elem(bpf_map__fd(skel->maps.sessions), &k, &c);
+	return c;
+}
+
+/*
+ * A kprobe session (kprobe.session) on ksys_read in a view: a kretprobe per
+ * function whose entry handler runs the program and skips the return when
+ * it returns non-zero, with a cookie per call.  The program runs its return
+ * for reads of one byte only: the view's target must see exactly the
+ * in-eBPF reference's entries and one-byte reads, every return with the
+ * cookie its entry left, and the decoy nothing; a global session on the
+ * same function, the decoy too.  Kernels before 6.10 have no sessions.
+ */
+static int sessions(void)
+{
+	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+		       "count=5000", "status=none", NULL };
+	struct session_counts vt, vd, gt, gd;
+	struct session *view, *global;
+	struct bpf_link *ref_link;
+	struct kview_info info;
+	unsigned char vb[5], gb[5];
+	pid_t target, decoy;
+	__u64 entries, ones;
+	struct kview *kv;
+	int vfd, gfd;
+	__u32 k;
+
+	if (!ksym_find("bpf_session_cookie")) {
+		printf("# no kprobe sessions in this kernel (they came in 6.10): nothing to scope\n");
+		return 0;
+	}
+	target = spawn_stopped(dd);
+	decoy = spawn_stopped(dd);
+	view = load_session(target);
+	global = load_session(0);
+	kv = kview__create(target, NULL);
+	check(kv, "kview__create(%d): %s", target, strerror(errno));
+
+	ref_link = bpf_program__attach(view->progs.ref_read);
+	check(ref_link, "attach the in-eBPF reference: %s", strerror(errno));
+	vfd = session_link(view, kv);
+	check(vfd >= 0, "kprobe session in the view: %s", strerror(errno));
+	gfd = session_link(global, NULL);
+	check(gfd >= 0, "kprobe session globally: %s", strerror(errno));
+
+	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check_eq(info.nr_attachments, 1);
+	check_eq(info.nr_patches, 1);
+	check_view_kprobe_insn(kv, ksym_site("ksys_read"), true);
+	check(!kview__read_text(kv, ksym_site("ksys_read"), vb, gb, 5),
+	      "read text: %s", strerror(errno));
+	check(gb[0] == 0xe8, "the global session did not arm ksys_read");
+
+	resume(target);
+	resume(decoy);
+	check_eq(wait_exit(target), 0);
+	check_eq(wait_exit(decoy), 0);
+
+	k = 0;
+	check(!bpf_map_lookup_elem(bpf_map__fd(view->maps.ref), &k, &entries), "ref");
+	k = 1;
+	check(!bpf_map_lookup_elem(bpf_map__fd(view->maps.ref), &k, &ones), "ref");
+	vt = session_of(view, target);
+	vd = session_of(view, decoy);
+	gt = session_of(global, target);
+	gd = session_of(global, decoy);
+	diag("target: in-eBPF %llu read(s), %llu of one byte; view session %llu entries, %llu returns (%llu bad cookie(s), %llu skipped return(s)); global %llu/%llu",
+	     (unsigned long long)entries, (unsigned long long)ones,
+	     (unsigned long long)vt.n[0], (unsigned long long)vt.n[1],
+	     (unsigned long long)vt.n[2], (unsigned long long)vt.n[3],
+	     (unsigned long long)gt.n[0], (unsigned long long)gt.n[1]);
+	diag("decoy: view session %llu entries; global %llu entries, %llu returns",
+	     (unsigned long long)vd.n[0], (unsigned long long)gd.n[0],
+	     (unsigned long long)gd.n[1]);
+	check(ones >= 5000, "in-eBPF saw only %llu one-byte reads", (unsigned long long)ones);
+	check(entries > ones, "no read the session's entry skips the return of");
+	check_eq(vt.n[0], entries);
+	check_eq(vt.n[1], ones);
+	check_eq(vt.n[2], 0);
+	check_eq(vt.n[3], 0);
+	check_eq(vd.n[0] + vd.n[1] + vd.n[2] + vd.n[3], 0);
+	check_eq(gt.n[0], entries);
+	check_eq(gt.n[1], ones);
+	check(gd.n[1] >= 5000, "the global session missed the decoy: %llu",
+	      (unsigned long long)gd.n[1]);
+	check_eq(gd.n[2] + gd.n[3], 0);
+
+	close(gfd);
+	close(vfd);
+	bpf_link__destroy(ref_link);
+	check_view_empty_destroy(kv);
+	session__destroy(global);
+	session__destroy(view);
+	check_stats_clean();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
@@ -401,7 +554,7 @@ int main(int argc, char **argv)
 	struct bpf_link *ref_links[4], *view_link, *global_link = NULL;
 	LIBBPF_OPTS(kview_opts, fopts, .filter = true);
 	bool ret = false, filter = false;
-	unsigned long ip[2];
+	unsigned long ip[2], site[2];
 	struct kview_info info;
 	unsigned int nviews;
 	pid_t target, decoy;
@@ -422,19 +575,24 @@ int main(int argc, char **argv)
 		return bad();
 	} else if (!strcmp(mode, "dup")) {
 		return duplicates();
+	} else if (!strcmp(mode, "session")) {
+		return sessions();
 	} else if (strcmp(mode, "entry") && strcmp(mode, "mixed")) {
-		fprintf(stderr, "usage: kview-multi entry|return|mixed|filter|many|bad|dup\n");
+		fprintf(stderr, "usage: kview-multi entry|return|mixed|filter|many|bad|dup|session\n");
 		return 2;
 	}
+	/* What bpf_get_func_ip() says, and where the views' calls go. */
 	ip[0] = ksym("ksys_read");
 	ip[1] = ksym("ksys_write");
+	site[0] = fentry_site(ip[0]);
+	site[1] = fentry_site(ip[1]);
 
 	target = spawn_stopped(dd);
 	decoy = spawn_stopped(dd);
 	kv = kview__create(target, filter ? &fopts : NULL);
 	check(kv, "kview__create(%d): %s", target, strerror(errno));
 	for (i = 0; i < 2; i++)
-		check(!kview__read_text(kv, ip[i], vbuf, gbefore[i], 1),
+		check(!kview__read_text(kv, site[i], vbuf, gbefore[i], 1),
 		      "read text: %s", strerror(errno));
 
 	/* The reference and the view's program, from separate objects. */
@@ -454,16 +612,16 @@ int main(int argc, char **argv)
 
 	check(!kview__info(kv, &info), "info: %s", strerror(errno));
 	for (i = 0; i < 2; i++) {
-		check(!kview__read_text(kv, ip[i], vbuf, gbuf, 1),
+		check(!kview__read_text(kv, site[i], vbuf, gbuf, 1),
 		      "read text: %s", strerror(errno));
 		diag("%s at %#lx: view %02x, global %02x (before: %02x)",
-		     syms[i], ip[i], vbuf[0], gbuf[0], gbefore[i][0]);
+		     syms[i], site[i], vbuf[0], gbuf[0], gbefore[i][0]);
 		if (filter) {
 			/* The fprobe arms ftrace's call, for everyone. */
 			check(gbuf[0] != gbefore[i][0], "the fprobe did not arm %s", syms[i]);
 			check_eq(vbuf[0], gbuf[0]);
 		} else {
-			check_view_kprobe_insn(kv, ip[i], true);
+			check_view_kprobe_insn(kv, site[i], true);
 			if (!global)
 				check_eq(gbuf[0], gbefore[i][0]);
 		}
@@ -524,7 +682,7 @@ int main(int argc, char **argv)
 	check_eq(info.nr_patches, 0);
 	check_eq(info.nr_pages, 0);
 	for (i = 0; i < 2; i++) {
-		check(!kview__read_text(kv, ip[i], vbuf, gbuf, 1),
+		check(!kview__read_text(kv, site[i], vbuf, gbuf, 1),
 		      "read text: %s", strerror(errno));
 		check_eq(gbuf[0], gbefore[i][0]);
 		check_eq(vbuf[0], gbuf[0]);

@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	kv = kview__create(t, &opts);
 	check(kv, "kview__create(filter): %s", strerror(errno));
 	if (!tp) {
-		fn = ksym("ksys_read");
+		fn = ksym_site("ksys_read");
 		check(!kview__read_text(kv, fn, &vb, &before, 1), "read text: %s",
 		      strerror(errno));
 	}

@@ -645,7 +645,7 @@ static const struct {
 	const char *tp;		/* the trace event its program is on */
 } hooks[NR_HOOKS] = {
 	[H_KP_READ] = { "kp_read", "kprobe:ksys_read", true, NULL },
-	[H_KP_READ_OFF] = { "kp_read_off", "kprobe:ksys_read+5", true, NULL },
+	[H_KP_READ_OFF] = { "kp_read_off", "kprobe:ksys_read+past-site", true, NULL },
 	[H_KRP_READ] = { "krp_read", "kretprobe:ksys_read", true, NULL },
 	[H_TP_READ] = { "tp_read", "tracepoint:syscalls:sys_enter_read", true,
 			"syscalls/sys_enter_read" },
@@ -1395,6 +1395,20 @@ static int op_add_pid(struct actor *a)
 
 /* -------- attachments -------- */
 
+/* ksys_read's first instruction past its ftrace site (main() reads it). */
+static unsigned long past_off;
+
+/*
+ * bpf_program__attach(), in the current scope: kp_read_off has no target
+ * in its section, and goes on ksys_read past its ftrace site.
+ */
+static struct bpf_link *attach_hook_prog(struct bpf_program *prog)
+{
+	if (!strcmp(bpf_program__name(prog), "kp_read_off"))
+		return attach_kprobe_off(NULL, prog, "ksys_read", past_off);
+	return bpf_program__attach(prog);
+}
+
 /*
  * Attach @prog inside @kv's scope: libkview's, or the raw ioctls; with
  * @first, enter @first's scope before, so that entering @kv's switches.
@@ -1405,6 +1419,8 @@ static struct bpf_link *attach_scoped(struct kview *kv, struct bpf_program *prog
 	struct bpf_link *link;
 	int err;
 
+	if (!raw && !strcmp(bpf_program__name(prog), "kp_read_off"))
+		return attach_kprobe_off(kv, prog, "ksys_read", past_off);
 	if (!raw)
 		return kview__attach_program(kv, prog);
 	if (first && ioctl(kview__fd(first), KVIEW_IOC_SCOPE_ENTER))
@@ -1416,7 +1432,7 @@ static struct bpf_link *attach_scoped(struct kview *kv, struct bpf_program *prog
 		errno = err;
 		return NULL;
 	}
-	link = bpf_program__attach(prog);
+	link = attach_hook_prog(prog);
 	err = link ? 0 : errno;
 	if (ioctl(kview__fd(kv), KVIEW_IOC_SCOPE_LEAVE))
 		violation("KVIEW_IOC_SCOPE_LEAVE: %s", strerror(errno));
@@ -1495,7 +1511,7 @@ static int op_attach(struct actor *a)
 			link = attach_scoped(v->kv, inst_prog(in), raw,
 					     first ? first->kv : NULL);
 		else
-			link = bpf_program__attach(inst_prog(in));
+			link = attach_hook_prog(inst_prog(in));
 	}
 	err = link ? 0 : in ? errno : ENOMEM;
 	alog(a, "attach %s%s%s%s -> %s", att_desc(at),
@@ -2925,7 +2941,7 @@ static struct attach *check_attach(enum hook hook, struct attach *pair)
 				bpf_map_update_elem(fd, &G.workers[i].pid, &one, BPF_ANY);
 		in->skel->bss->filter_on = 1;
 	}
-	link = bpf_program__attach(inst_prog(in));
+	link = attach_hook_prog(inst_prog(in));
 	if (!link) {
 		violation("check %d: attach the reference %s globally: %s", phase,
 			  hooks[hook].name, strerror(errno));
@@ -3371,6 +3387,7 @@ int main(int argc, char **argv)
 	if (ncpus > MAX_CPUS)
 		ncpus = MAX_CPUS;
 	etext = ksym("_etext");
+	past_off = past_site_offset("ksys_read");
 	n = read_stats(s, STAT_LINES);
 	check(n, "no %sstats", KVIEW_DEBUGFS);
 	oos_before = stat_get(s, n, "out_of_scope");

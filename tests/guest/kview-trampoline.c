@@ -163,7 +163,7 @@ static void test_reads(const char *mode)
 	bool fexit = !strcmp(mode, "exit"), mixed = !strcmp(mode, "mixed");
 	const char *prog = fexit ? "fx_read" : "fe_read";
 	const char *in_prog = fexit ? "tp_exit" : "tp_enter";
-	unsigned long fn = ksym("ksys_read");
+	unsigned long fn = ksym_site("ksys_read");
 	struct tramp *in, *view, *global = NULL;
 	struct bpf_link *in_link, *view_link, *global_link = NULL;
 	unsigned long long want, got, gt, gd;
@@ -266,7 +266,7 @@ static void test_modret(void)
 {
 	struct tramp *in, *view;
 	struct bpf_link *in_link, *view_link;
-	unsigned long fn = ksym("security_task_getsid");
+	unsigned long fn = ksym_site("security_task_getsid");
 	unsigned long long want;
 	long tfail, dfail;
 	pid_t target, decoy;
@@ -318,7 +318,7 @@ static void test_modret(void)
 static void test_ftrace(void)
 {
 	char *spin[] = { workload, "spin", NULL };
-	unsigned long fn = ksym("ksys_read");
+	unsigned long fn = ksym_site("ksys_read");
 	struct tramp *fe, *fx;
 	struct bpf_link *le, *lx;
 	unsigned long long events, exits, sum;
@@ -384,7 +384,7 @@ static void test_ftrace(void)
 static void test_loop(void)
 {
 	char *spin[] = { workload, "spin", NULL };
-	unsigned long fn = ksym("ksys_read");
+	unsigned long fn = ksym_site("ksys_read");
 	struct tramp *fe, *fx, *g;
 	unsigned long long tcount = 0, dcount, gcount;
 	unsigned int nviews;
@@ -485,7 +485,7 @@ static void test_module(void)
 static void test_busy(void)
 {
 	char *spin[] = { "sleep", "60", NULL };
-	unsigned long fn = ksym("ksys_read");
+	unsigned long fn = ksym_site("ksys_read");
 	struct bpf_link *first, *second, *other;
 	struct tramp *kp, *fe;
 	struct kview *kv, *kv2;
@@ -646,7 +646,7 @@ static void test_livepatch(void)
 {
 	char n[16];
 	char *argv[] = { workload, "cmdline", n, NULL };
-	unsigned long fn = ksym("cmdline_proc_show");
+	unsigned long fn = ksym_site("cmdline_proc_show");
 	unsigned char vb[5], gb[5];
 	struct bpf_link *le, *lx, *lk;
 	struct tramp *fe, *fx, *kp;

@@ -125,6 +125,86 @@ static inline unsigned long ksym(const char *name)
 	return addr;
 }
 
+/*
+ * The ftrace site of the function at @fn: where a kprobe on the function's
+ * entry goes, and a view's call for it.  Without IBT that is the function's
+ * address; with IBT (6.12 as Debian builds it) an ENDBR64, or the 4-byte
+ * NOP that seals an unused one, comes first.  tracefs lists the sites since
+ * 6.5 (available_filter_functions_addrs); without it, the site is @fn.
+ * The instruction after the site is at fentry_site(fn) + 5.
+ */
+static inline unsigned long fentry_site(unsigned long fn)
+{
+	char line[512];
+	unsigned long a, site = 0;
+	FILE *f = fopen("/sys/kernel/tracing/available_filter_functions_addrs", "r");
+
+	if (!f) {
+		check(errno == ENOENT, "available_filter_functions_addrs: %s",
+		      strerror(errno));
+		return fn;
+	}
+	while (!site && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx", &a) == 1 && a >= fn && a < fn + 16)
+			site = a;
+	fclose(f);
+	if (!site)
+		fail("no ftrace site at %#lx..%#lx", fn, fn + 15);
+	return site;
+}
+
+/* The ftrace site of the function @name. */
+static inline unsigned long ksym_site(const char *name)
+{
+	return fentry_site(ksym(name));
+}
+
+/*
+ * What follows the ftrace site of @name, as an offset into the function
+ * (5 without IBT): where the tests put a kprobe past the entry, an int3
+ * that is single-stepped.
+ */
+static inline unsigned long past_site_offset(const char *name)
+{
+	unsigned long fn = ksym(name);
+
+	return fentry_site(fn) + 5 - fn;
+}
+
+/*
+ * Attach the kprobe program @prog (SEC("kprobe"): no target of its own) at
+ * @fn+@off, in the attach scope of @kv, or globally with @kv NULL.
+ */
+static inline struct bpf_link *attach_kprobe_off(struct kview *kv,
+						 struct bpf_program *prog,
+						 const char *fn, unsigned long off)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .offset = off);
+	struct bpf_link *link;
+	int err;
+
+	if (kv && kview__enter_scope(kv))
+		return NULL;
+	link = bpf_program__attach_kprobe_opts(prog, fn, &opts);
+	err = link ? 0 : errno;
+	if (kv)
+		kview__leave_scope(kv);
+	errno = err;
+	return link;
+}
+
+/*
+ * ... on @fn's first instruction past its ftrace site, an ordinary int3.
+ * The offset depends on the kernel's layout of the function, so it cannot
+ * be in the program's section.
+ */
+static inline struct bpf_link *attach_past_site(struct kview *kv,
+						struct bpf_program *prog,
+						const char *fn)
+{
+	return attach_kprobe_off(kv, prog, fn, past_site_offset(fn));
+}
+
 static inline unsigned long long map_u32_count(int fd, unsigned int key)
 {
 	unsigned long long v = 0;
