@@ -272,9 +272,21 @@ if want libbpf-tools; then
 	"$W" toolspin & T2=$!
 	"$W" toolspin & D2=$!
 	say "target $T2 and decoy $D2 (workload toolspin)"
+	# A tool Debian built for 6.1 that cannot load on the running kernel at
+	# all (bindsnoop on 6.12: inet_sock.freebind is gone) is said so, with
+	# libbpf's reason, and has nothing of kview's to compare.
 	matrix() {
-		local name=$1 tre=$2 dre=$3
+		local name=$1 tre=$2 dre=$3 why
 		shift 3
+		traced "$name-global" 0 3 "$@"
+		why=$(grep -m1 -o 'failed to resolve CO-RE relocation.*' "$R/exec-$name-global.out")
+		if [ -n "$why" ]; then
+			say "$name: Debian's build does not load on this kernel, globally either ($why)"
+			return
+		fi
+		if ! grep -Eq "$tre" "$R/exec-$name-global.out" || ! grep -Eq "$dre" "$R/exec-$name-global.out"; then
+			bad "$name globally: not both the target's and the decoy's events"
+		fi
 		traced "$name-view" 1 3 "$K" exec --follow-fork --follow-exec --pid $T2 -- "$@"
 		[ $rc = 0 ] || bad "$name under kview exec: exit $rc"
 		grep -Eq "$tre" "$R/exec-$name-view.out" || bad "$name: no events of the target"
@@ -287,10 +299,6 @@ if want libbpf-tools; then
 			bad "$name: a refusal the tool went on after, not said"
 		fi
 		stats_clean "$name in a view"
-		traced "$name-global" 0 3 "$@"
-		if ! grep -Eq "$tre" "$R/exec-$name-global.out" || ! grep -Eq "$dre" "$R/exec-$name-global.out"; then
-			bad "$name globally: not both the target's and the decoy's events"
-		fi
 	}
 	matrix syscount "(^| )$T2 +workload" "(^| )$D2 +workload" syscount -P
 	matrix sigsnoop "(^| )$T2 +workload" "(^| )$D2 +workload" sigsnoop
