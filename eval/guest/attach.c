@@ -47,15 +47,6 @@
 static char funcs[MAXN][256];
 static int nfuncs;
 
-/* The functions ftrace can trace (so kprobes can), sorted, for bsearch(). */
-static char **traceable;
-static size_t ntraceable;
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Append a copy of @s to the growing array *@v of *@n strings. */
 static void push(char ***v, size_t *n, size_t *cap, const char *s)
 {
@@ -66,27 +57,6 @@ static void push(char ***v, size_t *n, size_t *cap, const char *s)
 	}
 	(*v)[*n] = strdup(s);
 	check((*v)[(*n)++], "out of memory");
-}
-
-static void load_traceable(void)
-{
-	const char *path = "/sys/kernel/tracing/available_filter_functions";
-	size_t cap = 0;
-	char line[512];
-	FILE *f = fopen(path, "r");
-
-	check(f, "%s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, " \t\n[")] = '\0';
-		push(&traceable, &ntraceable, &cap, line);
-	}
-	fclose(f);
-	qsort(traceable, ntraceable, sizeof(*traceable), cmp_str);
-}
-
-static bool is_traceable(const char *name)
-{
-	return bsearch(&name, traceable, ntraceable, sizeof(*traceable), cmp_str);
 }
 
 /*
@@ -108,7 +78,7 @@ static void pick_functions(struct kprobe_count *skel, unsigned long stext,
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%lx %c %255s", &addr, &t, sym) != 3 ||
 		    (t != 't' && t != 'T') || addr < stext || addr >= etext ||
-		    !is_traceable(sym))
+		    !ftrace_traceable(sym))
 			continue;
 		if (ncand && !strcmp(cand[ncand - 1], sym))
 			continue;
@@ -217,7 +187,7 @@ static void load_fentries(unsigned long stext, unsigned long etext)
 		while (fentry_fds[i] < 0 && fgets(line, sizeof(line), f)) {
 			if (sscanf(line, "%lx %c %255s", &addr, &t, sym) != 3 ||
 			    (t != 't' && t != 'T') || addr <= at || addr >= etext ||
-			    addr < stext || !is_traceable(sym))
+			    addr < stext || !ftrace_traceable(sym))
 				continue;
 			fentry_fds[i] = try_fentry(btf, sym);
 			if (fentry_fds[i] >= 0)
@@ -321,7 +291,6 @@ int main(int argc, char **argv)
 	check(skel, "load: %s", strerror(errno));
 	stext = ksym("_stext");
 	etext = ksym("_etext");
-	load_traceable();
 	pick_functions(skel, stext, etext);
 	load_fentries(stext, etext);
 	/* Whether the kernel has kprobe_multi links at all. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the evaluation's guest drivers: clocks, CPU time out
- * of rusage, attaching one program to a named hook (globally or inside a
- * view's scope), and a progress line.
+ * of rusage, whether ftrace can hook a function, attaching one program to
+ * a named hook (globally or inside a view's scope), and a progress line.
  */
 #ifndef KVIEW_EVAL_EVALUTIL_H
 #define KVIEW_EVAL_EVALUTIL_H
@@ -12,6 +12,45 @@
 #include <time.h>
 
 #include "kvtest.h"
+
+static inline int eval_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Whether ftrace can hook the function @name (so kprobes can): a name of
+ * available_filter_functions, a module's without its "[module]".  The
+ * list is read and sorted on the first call.
+ */
+static inline bool ftrace_traceable(const char *name)
+{
+	const char *path = "/sys/kernel/tracing/available_filter_functions";
+	static char **names;
+	static size_t n;
+	size_t cap = 0;
+	char line[512];
+	FILE *f;
+
+	if (!names) {
+		f = fopen(path, "r");
+		check(f, "%s: %s", path, strerror(errno));
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, " \t\n[")] = '\0';
+			if (n == cap) {
+				cap = cap ? 2 * cap : 65536;
+				names = realloc(names, cap * sizeof(*names));
+				check(names, "out of memory");
+			}
+			names[n] = strdup(line);
+			check(names[n++], "out of memory");
+		}
+		fclose(f);
+		check(names, "%s is empty", path);
+		qsort(names, n, sizeof(*names), eval_cmp_str);
+	}
+	return bsearch(&name, names, n, sizeof(*names), eval_cmp_str);
+}
 
 static inline long long now_ns(void)
 {

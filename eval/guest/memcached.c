@@ -460,21 +460,6 @@ static FILE *slabs_out;
  */
 static bool slab_on[NSLAB_EVENTS];
 
-/* Whether ftrace can hook the function @name (kprobe events need that). */
-static bool traceable(const char *name)
-{
-	char line[256];
-	size_t n = strlen(name);
-	bool found = false;
-	FILE *f = fopen(TRACEFS "/available_filter_functions", "r");
-
-	check(f, "available_filter_functions: %s", strerror(errno));
-	while (!found && fgets(line, sizeof(line), f))
-		found = !strncmp(line, name, n) && (line[n] == '\n' || line[n] == ' ');
-	fclose(f);
-	return found;
-}
-
 /* open(2) and write(2): stdio's append mode seeks, which tracefs refuses. */
 static void tracefs_write(const char *path, const char *text)
 {
@@ -530,7 +515,7 @@ static void slab_census_start(void)
 	for (i = 0; i < NSLAB_EVENTS; i++) {
 		const struct slab_event *e = &slab_events[i];
 
-		slab_on[i] = !e->probe || traceable(e->probe);
+		slab_on[i] = !e->probe || ftrace_traceable(e->probe);
 		if (!slab_on[i]) {
 			fprintf(stderr, "# slab census: no %s in this kernel, no %s\n",
 				e->probe, e->event);

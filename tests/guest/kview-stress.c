@@ -1398,13 +1398,16 @@ static int op_add_pid(struct actor *a)
 /* ksys_read's first instruction past its ftrace site (main() reads it). */
 static unsigned long past_off;
 
-/*
- * bpf_program__attach(), in the current scope: kp_read_off has no target
- * in its section, and goes on ksys_read past its ftrace site.
- */
+/* kp_read_off has no target in its section: ksys_read past its site. */
+static bool past_site_prog(const struct bpf_program *prog)
+{
+	return !strcmp(bpf_program__name(prog), "kp_read_off");
+}
+
+/* bpf_program__attach(), in the current scope. */
 static struct bpf_link *attach_hook_prog(struct bpf_program *prog)
 {
-	if (!strcmp(bpf_program__name(prog), "kp_read_off"))
+	if (past_site_prog(prog))
 		return attach_kprobe_off(NULL, prog, "ksys_read", past_off);
 	return bpf_program__attach(prog);
 }
@@ -1419,10 +1422,10 @@ static struct bpf_link *attach_scoped(struct kview *kv, struct bpf_program *prog
 	struct bpf_link *link;
 	int err;
 
-	if (!raw && !strcmp(bpf_program__name(prog), "kp_read_off"))
-		return attach_kprobe_off(kv, prog, "ksys_read", past_off);
 	if (!raw)
-		return kview__attach_program(kv, prog);
+		return past_site_prog(prog) ?
+		       attach_kprobe_off(kv, prog, "ksys_read", past_off) :
+		       kview__attach_program(kv, prog);
 	if (first && ioctl(kview__fd(first), KVIEW_IOC_SCOPE_ENTER))
 		return NULL;
 	if (ioctl(kview__fd(kv), KVIEW_IOC_SCOPE_ENTER)) {
