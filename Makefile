@@ -53,7 +53,8 @@ help:
 deps:
 	$(Q)$(ROOT)/scripts/deps
 
-## kernel          extract linux-source-6.1, apply patches/, build bzImage
+## kernel          extract linux-source (the release of patches/BASE-VERSION),
+##                 apply patches/, build build/bzImage
 kernel:
 	$(Q)$(ROOT)/scripts/kernel-tree build
 	$(Q)$(ROOT)/scripts/update-vmlinux-h $(KOBJ)/vmlinux $(VMLINUX_H)

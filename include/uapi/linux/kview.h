@@ -70,7 +70,7 @@ struct kview_text {
 	__u32 reserved;		/* must be zero */
 };
 
-#define KVIEW_IOC_MAGIC		0xB8
+#define KVIEW_IOC_MAGIC		0xB9
 
 /* On /dev/kview: create a view; returns a new (close-on-exec) view fd. */
 #define KVIEW_IOC_CREATE	_IOW(KVIEW_IOC_MAGIC, 0x00, struct kview_create)
