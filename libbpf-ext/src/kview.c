@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 
 #include "kview/kview.h"
 
@@ -294,15 +296,125 @@ static bool auto_attached(const struct bpf_program *prog)
 	       hook_kind(prog, NULL, &target) != HOOK_OTHER && target;
 }
 
+/* Kernel headers older than the series' (linux-libc-dev) lack it. */
+#ifndef PERF_FLAG_PID_KVIEW
+#define PERF_FLAG_PID_KVIEW	(1UL << 4)
+#endif
+
+/* A number from a sysfs file of the kprobe PMU, e.g. "6" or "config:0". */
+static int pmu_number(const char *file, const char *fmt)
+{
+	char path[128];
+	FILE *f;
+	int v = -1;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/kprobe/%s", file);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (fscanf(f, fmt, &v) != 1)
+		v = -EINVAL;
+	fclose(f);
+	return v;
+}
+
+/* The id of tracepoint @cat/@name in tracefs, or -errno. */
+static int tracepoint_id(const char *cat, const char *name)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[384];
+	size_t i;
+	int id = -ENOENT;
+	FILE *f;
+
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], cat, name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%d", &id) != 1)
+			id = -EINVAL;
+		fclose(f);
+		break;
+	}
+	return id;
+}
+
+/*
+ * The perf event of a kprobe/FUNC[+OFF], kretprobe/FUNC or
+ * tracepoint/CAT/NAME (tp/) program, opened in @kv explicitly: the view
+ * fd as perf_event_open()'s pid, with PERF_FLAG_PID_KVIEW.  -ENOENT: not
+ * such a section (the program goes through the attach scope instead).
+ */
+static int open_view_event(struct kview *kv, const struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog), *arg;
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	char func[256], cat[128], name[128];
+	long offset = 0;
+	int type, bit, fd, id;
+	bool ret;
+
+	if (!strncmp(sec, "kprobe/", 7) || !strncmp(sec, "kretprobe/", 10)) {
+		ret = sec[1] == 'r';
+		arg = strchr(sec, '/') + 1;
+		if (sscanf(arg, "%255[^+]+%li", func, &offset) < 1 || offset < 0 ||
+		    (ret && offset))
+			return -EINVAL;
+		type = pmu_number("type", "%d");
+		bit = pmu_number("format/retprobe", "config:%d");
+		if (type < 0 || (ret && bit < 0))
+			return type < 0 ? type : bit;
+		attr.type = type;
+		attr.config = ret ? 1ULL << bit : 0;
+		attr.config1 = (uintptr_t)func;		/* kprobe_func */
+		attr.config2 = offset;			/* probe_offset */
+	} else if (!strncmp(sec, "tracepoint/", 11) || !strncmp(sec, "tp/", 3)) {
+		arg = strchr(sec, '/') + 1;
+		if (sscanf(arg, "%127[^/]/%127s", cat, name) != 2)
+			return -EINVAL;
+		id = tracepoint_id(cat, name);
+		if (id < 0)
+			return id;
+		attr.type = PERF_TYPE_TRACEPOINT;
+		attr.config = id;
+	} else {
+		return -ENOENT;
+	}
+	fd = syscall(SYS_perf_event_open, &attr, kv->fd, 0, -1,
+		     PERF_FLAG_PID_KVIEW | PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 struct bpf_link *kview__attach_program(struct kview *kv,
 				       struct bpf_program *prog)
 {
 	struct bpf_link *link;
-	int err;
+	int err, pfd;
 
 	err = kview_program__scopable(prog, NULL);
 	if (err)
 		return NULL;
+	/*
+	 * kprobes, kretprobes and tracepoints: on a perf event opened in the
+	 * view explicitly, which the link then owns.  The rest (syscall
+	 * kprobes, kprobe_multi, raw tracepoints, BPF trampolines) are
+	 * attached by libbpf in the view's attach scope.
+	 */
+	pfd = open_view_event(kv, prog);
+	if (pfd >= 0) {
+		link = bpf_program__attach_perf_event(prog, pfd);
+		if (!link) {
+			err = errno;
+			close(pfd);
+			errno = err;
+		}
+		return link;
+	}
+	if (pfd != -ENOENT) {
+		errno = -pfd;
+		return NULL;
+	}
 	err = kview__enter_scope(kv);
 	if (err)
 		return NULL;

@@ -19,6 +19,13 @@
  *               not kernel hooks, pass through as outside; one on a
  *               software event kernel code raises (context switches)
  *               is refused
+ *   explicit    a perf event opened in a view by its fd
+ *               (PERF_FLAG_PID_KVIEW), outside any attach scope: bad fds,
+ *               a cgroup at once, cpu -1, a software event, a uprobe and
+ *               a holder of the fd without CAP_BPF get their errno; a
+ *               kprobe event so opened is the view's
+ *               (its program counts what pid == N counts for the target,
+ *               nothing of a decoy) and goes with the event
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -161,15 +168,20 @@ static void test_targets(void)
 	test_read_text();
 }
 
-static int capset_bpf_perfmon(void)
+/* Keep only the capabilities @high (bits of the capabilities 32..63). */
+static int capset_high(unsigned int high)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct data[2];
 
 	memset(data, 0, sizeof(data));
-	data[1].effective = data[1].permitted =
-		(1U << (CAP_BPF - 32)) | (1U << (CAP_PERFMON - 32));
+	data[1].effective = data[1].permitted = high;
 	return syscall(SYS_capset, &hdr, data);
+}
+
+static int capset_bpf_perfmon(void)
+{
+	return capset_high((1U << (CAP_BPF - 32)) | (1U << (CAP_PERFMON - 32)));
 }
 
 /* In a child: become nobody, keeping @keep_caps (or none). */
@@ -380,6 +392,140 @@ static void test_scope(void)
 	system("rmmod trace_events_sample");
 }
 
+#ifndef PERF_FLAG_PID_KVIEW
+#define PERF_FLAG_PID_KVIEW	(1UL << 4)
+#endif
+
+/* perf_event_open(@attr) in view fd @vfd on @cpu with @flags: fd or -errno. */
+static int open_in_view(struct perf_event_attr *attr, int vfd, int cpu,
+			unsigned long flags)
+{
+	int fd = syscall(__NR_perf_event_open, attr, vfd, cpu, -1,
+			 PERF_FLAG_PID_KVIEW | PERF_FLAG_FD_CLOEXEC | flags);
+
+	return fd >= 0 ? fd : -errno;
+}
+
+/* The type of PMU @name (/sys/bus/event_source/devices/@name/type). */
+static unsigned int pmu_type(const char *name)
+{
+	char path[128];
+	unsigned int type;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", name);
+	f = fopen(path, "r");
+	check(f, "%s: %s", path, strerror(errno));
+	check(fscanf(f, "%u", &type) == 1, "%s: no type", path);
+	fclose(f);
+	return type;
+}
+
+/* open_in_view() from a child that is nobody with CAP_PERFMON only. */
+static int perfmon_only_errno(struct perf_event_attr *attr, int vfd)
+{
+	pid_t pid = fork();
+	int st;
+
+	check(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		int r;
+
+		prctl(PR_SET_KEEPCAPS, 1);
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534) ||
+		    capset_high(1U << (CAP_PERFMON - 32)))
+			_exit(100);
+		r = open_in_view(attr, vfd, 0, 0);
+		_exit(r >= 0 ? 0 : -r);
+	}
+	check(waitpid(pid, &st, 0) == pid && WIFEXITED(st), "child failed");
+	check(WEXITSTATUS(st) < 100, "child could not drop privileges");
+	return WEXITSTATUS(st) ? -WEXITSTATUS(st) : 0;
+}
+
+static void test_explicit(void)
+{
+	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+		       "count=20000", "status=none", NULL };
+	struct perf_event_attr kp = {
+		.size = sizeof(kp), .type = pmu_type("kprobe"),
+		.config1 = (unsigned long)"ksys_read",
+	};
+	struct perf_event_attr up = {
+		.size = sizeof(up), .type = pmu_type("uprobe"),
+		.config1 = (unsigned long)"/proc/self/exe",
+	};
+	struct perf_event_attr sw = {
+		.size = sizeof(sw), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 10000000,
+	};
+	struct count *view = count__open(), *in = count__open();
+	struct bpf_link *view_link, *in_link;
+	unsigned long long want;
+	struct kview_info info;
+	pid_t target, decoy;
+	struct kview *kv;
+	int vfd, nfd, pfd;
+
+	check(view && in, "open count.bpf.o: %s", strerror(errno));
+	target = spawn_stopped(dd);
+	decoy = spawn_stopped(dd);
+	kv = kview__create(target, NULL);
+	check(kv, "kview__create: %s", strerror(errno));
+	vfd = kview__fd(kv);
+	nfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	check(nfd >= 0, "/dev/null: %s", strerror(errno));
+
+	expect_errno(open_in_view(&kp, 1000, 0, 0), EBADF);
+	expect_errno(open_in_view(&kp, nfd, 0, 0), EINVAL);
+	expect_errno(open_in_view(&kp, -1, 0, 0), EINVAL);
+	expect_errno(open_in_view(&kp, vfd, -1, 0), EINVAL);
+	expect_errno(open_in_view(&kp, vfd, 0, PERF_FLAG_PID_CGROUP), EINVAL);
+	expect_errno(open_in_view(&sw, vfd, 0, 0), EINVAL);
+	expect_errno(open_in_view(&up, vfd, 0, 0), EOPNOTSUPP);
+	/* The fd alone is not enough: nobody with CAP_PERFMON, not CAP_BPF. */
+	expect_errno(perfmon_only_errno(&kp, vfd), EPERM);
+	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check_eq(info.nr_attachments, 0);
+	check_eq(info.nr_refused, 0);
+
+	/* This task never enters the view's scope. */
+	pfd = open_in_view(&kp, vfd, 0, 0);
+	check(pfd >= 0, "kprobe event in the view: %s", strerror(-pfd));
+	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	diag("view %u: %u attachment(s), %u patch(es)", info.id, info.nr_attachments,
+	     info.nr_patches);
+	check_eq(info.nr_attachments, 1);
+	check_eq(info.nr_patches, 1);
+
+	in->rodata->filter_tgid = target;
+	only_program(in->obj, "tp_enter");
+	only_program(view->obj, "kp_entry");
+	check(!count__load(in) && !count__load(view), "load count.bpf.o: %s", strerror(errno));
+	view_link = bpf_program__attach_perf_event(view->progs.kp_entry, pfd);
+	check(view_link, "attach to the view's event: %s", strerror(errno));
+	in_link = bpf_program__attach(in->progs.tp_enter);
+	check(in_link, "attach in-eBPF: %s", strerror(errno));
+	resume(decoy);
+	resume(target);
+	check_eq(wait_exit(decoy), 0);
+	check_eq(wait_exit(target), 0);
+	want = check_counts_equal(bpf_map__fd(view->maps.counts),
+				  bpf_map__fd(in->maps.counts), target, decoy);
+	check(want >= 20000, "in-eBPF saw only %llu reads of the target", want);
+
+	/* The link owns the event: the hook goes with it. */
+	bpf_link__destroy(view_link);
+	bpf_link__destroy(in_link);
+	close(pfd);
+	check_view_empty_destroy(kv);
+	close(nfd);
+	count__destroy(view);
+	count__destroy(in);
+	check_stats_clean();
+	check_eq(kview_stats().out_of_scope, 0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -390,8 +536,10 @@ int main(int argc, char **argv)
 		test_privileges();
 	else if (!strcmp(mode, "scope"))
 		test_scope();
+	else if (!strcmp(mode, "explicit"))
+		test_explicit();
 	else {
-		fprintf(stderr, "usage: kview-errors targets|privileges|scope\n");
+		fprintf(stderr, "usage: kview-errors targets|privileges|scope|explicit\n");
 		return 2;
 	}
 	return 0;

@@ -112,7 +112,13 @@ int kview__leave_scope(struct kview *kv);
  */
 int kview_program__scopable(const struct bpf_program *prog, const char **why);
 
-/* Attach @prog by its SEC() inside the view (see bpf_program__attach()). */
+/*
+ * Attach @prog by its SEC() inside the view (see bpf_program__attach()).
+ * kprobe/, kretprobe/ and tracepoint/ (tp/) programs go on a perf event
+ * opened in the view explicitly (perf_event_open()'s PERF_FLAG_PID_KVIEW,
+ * the view fd as its pid); the others are attached by libbpf in the
+ * view's attach scope (kview__enter_scope()).
+ */
 struct bpf_link *kview__attach_program(struct kview *kv,
 				       struct bpf_program *prog);
 
