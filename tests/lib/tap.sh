@@ -2,17 +2,23 @@
 # shellcheck shell=bash
 #
 # tap.sh: run a list of tests and print TAP (one line per test, then a
-# closing "N passed, N failed" line).  A list file has one test a line,
-# "name  command...", evaluated by bash; '#' starts a comment.  A test passes
-# when its command exits 0.  Its output is shown, as TAP diagnostics, when
-# it fails or when $V is set.  Results are appended to $TAP_OUT if set, and
-# every test's whole output, passed or not, is kept beside it in
-# logs/NAME.log.
+# closing "N passed, N skipped, N failed" line).  A list file has one test
+# a line, "name  [@tag,...]  command...", the command evaluated by bash;
+# '#' starts a comment.  Tags say where a test runs (tests/run reads them:
+# tap_tagged); tap_run_list passes over them.  A test passes when its
+# command exits 0, is skipped when it exits 77 (TAP "ok N - name # SKIP",
+# with the last line of its output as the reason: a tool or a kernel
+# feature it needs is missing), and fails otherwise.  Its output is shown,
+# as TAP diagnostics, when it fails or when $V is set.  Results are
+# appended to $TAP_OUT if set, and every test's whole output, passed or
+# not, is kept beside it in logs/NAME.log.
 #
 #   tap_run_list LIST [FILTER]     FILTER: extended regex on test names;
 #                                  $TAP_SKIP: a regex of names to leave out;
 #                                  $TAP_ONLY: a regex of the only names
 #                                  to run
+#   tap_tagged TAG LIST...         the names of the tests tagged TAG, as
+#                                  a regex ("^(a|b)$"; "^()$" if none)
 #
 # $TAP_REAP=1 (in the guest only, where nothing else runs): after each
 # test, kill the user processes it left running, so that a failed test's
@@ -22,14 +28,25 @@
 # every thread) goes into its output, and the kernel's blocked tasks
 # (sysrq w) into the console log, so that a hang says where it hangs.
 
+tap_tagged() {
+	local tag=$1
+	shift
+	sed 's/#.*//' "$@" |
+		awk -v t="$tag" 'NF > 1 && $2 ~ /^@/ { n = split(substr($2, 2), a, ",");
+			for (i = 1; i <= n; i++) if (a[i] == t) print $1 }' |
+		paste -sd '|' | sed 's/.*/^(&)$/'
+}
+
 tap_run_list() {
-	local list=$1 filter=${2:-} name cmd n=0 pass=0 failed=0 names=() cmds=()
+	local list=$1 filter=${2:-} name cmd n=0 pass=0 skipped=0 failed=0 names=() cmds=()
 	local t0 dt rc out wd tmo=${KVIEW_TEST_TIMEOUT:-600}
 
 	while IFS= read -r line; do
 		line=${line%%#*}
 		[[ $line =~ ^[[:space:]]*$ ]] && continue
 		read -r name cmd <<<"$line"
+		# The tags, for tap_tagged.
+		[[ $cmd != @* ]] || read -r _ cmd <<<"$cmd"
 		[ -z "$filter" ] || [[ $name =~ $filter ]] || continue
 		[ -z "${TAP_SKIP:-}" ] || ! [[ $name =~ $TAP_SKIP ]] || continue
 		[ -z "${TAP_ONLY:-}" ] || [[ $name =~ $TAP_ONLY ]] || continue
@@ -78,6 +95,10 @@ tap_run_list() {
 		if [ $rc = 0 ]; then
 			pass=$((pass + 1))
 			_tap "$(printf 'ok %d - %s # %.1fs' $((n + 1)) "$name" "$dt")"
+		elif [ $rc = 77 ]; then
+			skipped=$((skipped + 1))
+			_tap "$(printf 'ok %d - %s # SKIP %s' $((n + 1)) "$name" \
+				"$(grep -v '^[[:space:]]*$' "$out" | tail -n 1 | sed 's/^#* *//')")"
 		else
 			failed=$((failed + 1))
 			[ -n "${V:-}" ] || sed 's/^/#   /' "$out" | tail -n 40
@@ -87,7 +108,7 @@ tap_run_list() {
 		[ "${TAP_REAP:-0}" = 1 ] && _tap_reap "$name"
 	done
 	rm -f "$out"
-	_tap "# $pass passed, $failed failed"
+	_tap "# $pass passed, $skipped skipped, $failed failed"
 	[ $failed = 0 ]
 }
 
