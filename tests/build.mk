@@ -42,6 +42,25 @@ $(TEST_GUEST_OUT)/%: $(ROOT)/tests/guest/%.c $$(addprefix $(TEST_BPF_OUT)/,$$(ad
 	@echo "  CC      tests/guest/$*"
 	$(Q)$(CC) $(TEST_CFLAGS) $(LDFLAGS) $< -o $@ $(LIBKVIEW_A) $(LDLIBS_BPF) -lpthread
 
+# The series' kselftests (tools/testing/selftests/kview/ in the generated
+# tree), built by the kernel's own selftest makefile against the series'
+# UAPI headers (headers_install of the tree into build/khdr: no .config
+# needed), run in the guest by tests/guest.list.
+KSELFTEST_OUT := $(BUILD)/tests/kselftest
+KHDR := $(BUILD)/khdr
+KSELFTEST_SRC := $(BUILD)/linux/tools/testing/selftests/kview
+tests: $(KSELFTEST_OUT)/kview_test
+$(KHDR)/usr/include/linux/kview.h: $(BUILD)/linux.stamp
+	@echo "  HDRINST build/khdr (the series' UAPI headers)"
+	$(Q)$(MAKE) -s -C $(BUILD)/linux O=$(KHDR) ARCH=x86 headers_install \
+		INSTALL_HDR_PATH=$(KHDR)/usr >/dev/null
+	$(Q)touch $@
+$(KSELFTEST_OUT)/kview_test: $(KSELFTEST_SRC)/kview_test.c $(KHDR)/usr/include/linux/kview.h
+	@mkdir -p $(@D)
+	@echo "  CC      tools/testing/selftests/kview/kview_test"
+	$(Q)$(MAKE) -s -C $(KSELFTEST_SRC) OUTPUT=$(KSELFTEST_OUT) \
+		KHDR_INCLUDES="-isystem $(KHDR)/usr/include"
+
 # Host unit tests of the CLI's BTF printer and JSON writer (tests/host/).
 TEST_HOST_OUT := $(BUILD)/tests/host
 tests: tests-host
@@ -50,7 +69,7 @@ $(TEST_HOST_OUT)/btf-printer: $(ROOT)/tests/host/btf-printer.c $(ROOT)/userspace
 		$(ROOT)/userspace/json.c $(ROOT)/userspace/json.h $(ROOT)/userspace/kview-cli.h
 	@mkdir -p $(@D)
 	@echo "  CC      tests/host/btf-printer"
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -I$(ROOT)/userspace $(ROOT)/tests/host/btf-printer.c \
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -I$(ROOT)/userspace -I$(ROOT)/libbpf-ext/include -I$(UAPI_SRC) $(ROOT)/tests/host/btf-printer.c \
 		$(ROOT)/userspace/dump.c $(ROOT)/userspace/json.c -o $@ $(LDLIBS_BPF)
 $(TEST_HOST_OUT)/json-writer: $(ROOT)/tests/host/json-writer.c $(ROOT)/userspace/json.c \
 		$(ROOT)/userspace/json.h
