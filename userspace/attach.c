@@ -437,169 +437,115 @@ static void print_detached_json(const char *reason, pid_t pid, bool stopped,
 	jw_end_object(&w);
 }
 
-/*
- * The held command will not run (kview failed before releasing it): it
- * sees EOF and exits 127 without running anything; wait for that, so that
- * nothing of it outlives kview.
- */
-static void abandon_command(pid_t pid, int *go_fd)
+/* One kview attach, from its options to its teardown. */
+struct attach {
+	struct target t;
+	const char *path;
+	long duration, interval;
+	bool global;
+	unsigned int view_id;
+	int go_fd, status;	/* -c: the held command's pipe, wait status */
+	bool cmd_done;
+
+	struct bpf_object *obj;
+	struct kview *kv;
+	struct kview_links *links;
+	const struct bpf_program *bad;	/* the program that failed to attach */
+
+	struct streams streams;
+	struct pollfd pfd[5 + MAX_PERF_BUFS];
+	int nfds, sfd, tfd, ifd;	/* pfd[0]: sfd, pfd[1]: the target */
+	int stop_sig;
+	const char *stop_reason;
+	char reason[96];
+};
+
+static const char *attach_mode(const struct attach *a)
 {
-	if (*go_fd < 0)
-		return;
-	close(*go_fd);
-	*go_fd = -1;
-	waitpid(pid, NULL, 0);
+	return a->global ? "global" : a->t.opts.filter ? "pre" : "kview";
 }
 
-/*
- * kview attach stops before the command has exited (Ctrl-C, SIGTERM, the
- * duration).  The command is the shell and what it started: the members
- * of view @id (0 for --mode global: the shell alone).  @sig goes to all of
- * them (0: they had it already, from the terminal); whatever is left of
- * them 10 s later gets SIGKILL.  Then kview reaps the shell and says how
- * the command ended (in @status).
- */
-static void stop_command(pid_t pid, unsigned int id, int sig, bool quiet, int *status)
-{
-	bool reaped = false;
-	int i;
-
-	if (sig) {
-		kill(pid, sig);
-		if (id)
-			command_signal_members(id, sig);
-	}
-	for (i = 0; i < 100; i++) {
-		if (!reaped)
-			reaped = waitpid(pid, status, WNOHANG) == pid;
-		if (reaped && (!id || !command_signal_members(id, 0)))
-			break;
-		usleep(100000);
-	}
-	if (i == 100) {
-		if (!quiet)
-			note("the command is still running 10 s after %s%s: SIGKILL",
-			     sig ? "SIG" : "the terminal's signal",
-			     sig ? sigabbrev_np(sig) : "");
-		if (!reaped)
-			kill(pid, SIGKILL);
-		if (id)
-			command_signal_members(id, SIGKILL);
-	}
-	if (!reaped && waitpid(pid, status, 0) != pid)
-		*status = -1;
-	if (!quiet && !json_output)
-		note("the command (pid %d) was stopped: %s", pid,
-		     describe_status(*status));
-}
-
-int cmd_attach(int argc, char **argv)
+/* Options; 1: --help was printed, nothing else to do. */
+static int attach_options(struct attach *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "command", required_argument, NULL, 'c' },
+		TARGET_LONGOPTS,
 		{ "mode", required_argument, NULL, 'm' },
-		{ "follow-fork", no_argument, NULL, 'f' },
-		{ "follow-exec", no_argument, NULL, 'e' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "interval", required_argument, NULL, 'i' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const struct bpf_program *bad = NULL;
-	LIBBPF_OPTS(kview_attach_opts, attach_opts, .failed_prog = &bad);
-	LIBBPF_OPTS(kview_opts, opts);
-	const char *path, *why = NULL, *stop_reason = "?", *command = NULL;
-	char reason[96];
-	struct kview_links *links;
-	struct bpf_program *prog;
-	struct kview_info info;
-	struct pollfd pfd[5 + MAX_PERF_BUFS];
-	struct streams streams;
-	struct bpf_object *obj;
-	long duration = 0, interval = 0;
-	bool quiet = false, global = false;
-	struct kview *kv = NULL;
-	sigset_t sigs, oldmask;
-	pid_t pid = 0;
-	int c, err, sfd, pidfd, tfd = -1, ifd = -1, nfds, go_fd = -1, status = -1;
-	int stop_sig = SIGTERM;
-	unsigned int view_id = 0;
-	bool cmd_done = false;
+	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:c:m:fed:i:qjh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, TARGET_SHORTOPTS "m:d:i:h", longopts, NULL)) != -1) {
+		if (target_option(&a->t, c, optarg))
+			continue;
 		switch (c) {
-		case 'p':
-			pid = parse_number("--pid", optarg, INT_MAX);
-			break;
-		case 'c':
-			command = optarg;
-			break;
 		case 'm':
 			if (!strcmp(optarg, "global"))
-				global = true;
+				a->global = true;
 			else if (!strcmp(optarg, "pre"))
-				opts.filter = true;
+				a->t.opts.filter = true;
 			else if (strcmp(optarg, "kview"))
 				die("--mode wants kview, pre or global, got '%s'", optarg);
 			break;
-		case 'f':
-			opts.follow_fork = true;
-			break;
-		case 'e':
-			opts.follow_exec = true;
-			break;
 		case 'd':
-			duration = parse_number("--duration", optarg, 100000000);
+			a->duration = parse_number("--duration", optarg, 100000000);
 			break;
 		case 'i':
-			interval = parse_number("--interval", optarg, 100000000);
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'j':
-			json_output = true;
+			a->interval = parse_number("--interval", optarg, 100000000);
 			break;
 		case 'h':
 			fputs(attach_usage, stdout);
-			return 0;
+			return 1;
 		default:
 			die("bad arguments (see kview attach --help)");
 		}
 	}
-	if (!pid == !command)
-		die("attach needs either --pid N or -c COMMAND (see kview attach --help)");
-	if (command && !*command)
-		die("-c wants a command, got an empty one");
+	target_check(&a->t, "attach");
 	if (optind != argc - 1)
 		die("attach needs exactly one BPF object file (see kview attach --help)");
-	path = argv[optind];
+	a->path = argv[optind];
+	return 0;
+}
 
-	check_object_file(path);
-	obj = bpf_object__open_file(path, NULL);
-	if (!obj)
-		die("%s: cannot open as a BPF object: %s", path, bpf_error(errno));
-	bpf_object__for_each_program(prog, obj) {
-		if (!global && bpf_program__autoload(prog) && bpf_program__autoattach(prog) &&
+/* Open the object; every program it would attach must be scopable. */
+static void attach_open(struct attach *a)
+{
+	struct bpf_program *prog;
+	const char *why = NULL;
+
+	check_object_file(a->path);
+	a->obj = bpf_object__open_file(a->path, NULL);
+	if (!a->obj)
+		die("%s: cannot open as a BPF object: %s", a->path, bpf_error(errno));
+	bpf_object__for_each_program(prog, a->obj) {
+		if (!a->global && bpf_program__autoload(prog) && bpf_program__autoattach(prog) &&
 		    kview_program__scopable(prog, &why))
 			die("%s: program '%s' (SEC(\"%s\")) cannot be scoped to a process: %s",
-			    path, bpf_program__name(prog),
+			    a->path, bpf_program__name(prog),
 			    bpf_program__section_name(prog), why);
 	}
+}
 
-	if (command) {
+/* The process: -c's command, started held; the view on it. */
+static void attach_target(struct attach *a)
+{
+	struct kview_info info;
+	sigset_t oldmask;
+	int err;
+
+	if (a->t.command) {
 		/*
 		 * Held until the programs are in; if kview exits first, the
 		 * command sees EOF and exits without running.  The command's
 		 * children and execs are what it runs.
 		 */
 		sigprocmask(SIG_SETMASK, NULL, &oldmask);
-		pid = command_start_held(command, &go_fd, &oldmask);
-		opts.follow_fork = opts.follow_exec = true;
+		a->t.pid = command_start_held(a->t.command, &a->go_fd, &oldmask);
+		a->t.opts.follow_fork = a->t.opts.follow_exec = true;
 		/*
 		 * The command is waited for whatever disposition of SIGCHLD
 		 * kview inherited; a write to a closed pipe (the held command
@@ -609,201 +555,270 @@ int cmd_attach(int argc, char **argv)
 		signal(SIGCHLD, SIG_DFL);
 		signal(SIGPIPE, SIG_IGN);
 	}
-	if (global) {
-		if (kill(pid, 0) && errno == ESRCH)
-			die("%s", create_error(ESRCH, pid));
-	} else {
-		kv = kview__create(pid, &opts);
-		if (!kv && command) {
-			err = errno;
-			abandon_command(pid, &go_fd);
-			die("cannot create a kernel view on the command: %s", create_error(err, pid));
-		}
-		if (!kv)
-			die("%s", create_error(errno, pid));
-		if (kview__info(kv, &info) == 0)
-			view_id = info.id;
+	if (a->global) {
+		if (kill(a->t.pid, 0) && errno == ESRCH)
+			die("%s", create_error(ESRCH, a->t.pid));
+		return;
 	}
-
-	set_log_bufs(obj);
-	err = bpf_object__load(obj);
-	if (err) {
-		print_load_failure(path, obj, -err);
-		free_log_bufs(obj);
-		kview__destroy(kv);
-		bpf_object__close(obj);
-		abandon_command(pid, &go_fd);
-		return 1;
-	}
-	free_log_bufs(obj);
-
-	links = kview__attach_object_opts(global ? NULL : kv, obj, &attach_opts);
-	if (!links) {
-
+	a->kv = kview__create(a->t.pid, &a->t.opts);
+	if (!a->kv && a->t.command) {
 		err = errno;
-		kview__destroy(kv);
+		command_abandon(a->t.pid, &a->go_fd);
+		die("cannot create a kernel view on the command: %s", create_error(err, a->t.pid));
+	}
+	if (!a->kv)
+		die("%s", create_error(errno, a->t.pid));
+	if (kview__info(a->kv, &info) == 0)
+		a->view_id = info.id;
+}
+
+/* Load and attach, all or nothing: 0, or -1 with the reason said. */
+static int attach_programs(struct attach *a)
+{
+	LIBBPF_OPTS(kview_attach_opts, attach_opts, .failed_prog = &a->bad);
+	int err;
+
+	set_log_bufs(a->obj);
+	err = bpf_object__load(a->obj);
+	if (err) {
+		print_load_failure(a->path, a->obj, -err);
+		free_log_bufs(a->obj);
+		return -1;
+	}
+	free_log_bufs(a->obj);
+
+	a->links = kview__attach_object_opts(a->global ? NULL : a->kv, a->obj, &attach_opts);
+	if (!a->links) {
+		err = errno;
 		error_note("cannot attach program '%s' (SEC(\"%s\"))%s: %s%s",
-		     bad ? bpf_program__name(bad) : "?",
-		     bad ? bpf_program__section_name(bad) : "?",
-		     global ? "" : opts.filter ? " with the pre-eBPF filter" :
-		     " in the kernel view", strerror(err),
-		     err == EOPNOTSUPP && !global && !opts.filter ?
-		     " (kernel views scope hooks in core kernel text, not in modules)" : "");
-		bpf_object__close(obj);
-		abandon_command(pid, &go_fd);
-		return 1;
+			   a->bad ? bpf_program__name(a->bad) : "?",
+			   a->bad ? bpf_program__section_name(a->bad) : "?",
+			   a->global ? "" : a->t.opts.filter ? " with the pre-eBPF filter" :
+			   " in the kernel view", strerror(err),
+			   err == EOPNOTSUPP && !a->global && !a->t.opts.filter ?
+			   " (kernel views scope hooks in core kernel text, not in modules)" : "");
+		return -1;
 	}
+	return 0;
+}
 
-	if (!quiet && json_output) {
-		print_attached_json(links, kv, global ? "global" : opts.filter ? "pre" : "kview",
-				    pid);
-	} else if (!quiet && global) {
+/* What was attached, where, and what the view costs. */
+static void attach_report(struct attach *a)
+{
+	struct kview_info info;
+
+	if (a->t.quiet)
+		return;
+	if (json_output) {
+		print_attached_json(a->links, a->kv, attach_mode(a), a->t.pid);
+		return;
+	}
+	if (a->global) {
 		note("attached %zu program(s) globally (every process runs them)",
-		     kview_links__count(links));
-		print_programs(links);
-	} else if (!quiet && opts.filter) {
-		kview__info(kv, &info);
-		note("attached %zu program(s) for every process, run for pid %d only (pre-eBPF filter, view %u)",
-		     kview_links__count(links), pid, info.id);
-		print_programs(links);
-	} else if (!quiet) {
-		kview__info(kv, &info);
-		note("attached %zu program(s) in the kernel view of pid %d (view %u)",
-		     kview_links__count(links), pid, info.id);
-		print_programs(links);
-		note("view memory: %u probe site(s), %u text page(s) copied, %u page-table page(s), %llu KiB",
-		     info.nr_patches, info.nr_pages, info.nr_pt_pages,
-		     (unsigned long long)info.bytes / 1024);
+		     kview_links__count(a->links));
+		print_programs(a->links);
+		return;
 	}
+	kview__info(a->kv, &info);
+	if (a->t.opts.filter) {
+		note("attached %zu program(s) for every process, run for pid %d only (pre-eBPF filter, view %u)",
+		     kview_links__count(a->links), a->t.pid, info.id);
+		print_programs(a->links);
+		return;
+	}
+	note("attached %zu program(s) in the kernel view of pid %d (view %u)",
+	     kview_links__count(a->links), a->t.pid, info.id);
+	print_programs(a->links);
+	note("view memory: %u probe site(s), %u text page(s) copied, %u page-table page(s), %llu KiB",
+	     info.nr_patches, info.nr_pages, info.nr_pt_pages,
+	     (unsigned long long)info.bytes / 1024);
+}
 
-	/* Wait for Ctrl-C/SIGTERM, the duration, or the target's exit. */
+static int timer_fd(long seconds, bool repeat, const char *what)
+{
+	struct itimerspec its = { .it_value = { .tv_sec = seconds } };
+	int fd;
+
+	if (repeat)
+		its.it_interval.tv_sec = seconds;
+	fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL))
+		die("cannot set the %s: %s", what, strerror(errno));
+	return fd;
+}
+
+/*
+ * What ends the trace or wakes it: Ctrl-C/SIGTERM/SIGHUP, the target's
+ * exit, the duration, the interval, the streams; then the command goes.
+ */
+static void attach_wait_setup(struct attach *a)
+{
+	sigset_t sigs;
+	int pidfd;
+
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
-	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
-	if (sfd < 0)
+	a->sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	if (a->sfd < 0)
 		die("signalfd: %s", strerror(errno));
 	/* A target that is gone already reads as exited. */
-	pidfd = pidfd_open_compat(pid);
+	pidfd = pidfd_open_compat(a->t.pid);
 	if (pidfd < 0 && errno != ESRCH)
-		die("cannot wait for pid %d: %s", pid, strerror(errno));
-	pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = pidfd < 0 ? eventfd(1, EFD_CLOEXEC) : pidfd,
-				  .events = POLLIN };
-	nfds = 2;
-	if (duration) {
-		struct itimerspec its = { .it_value = { .tv_sec = duration } };
-
-		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-		if (tfd < 0 || timerfd_settime(tfd, 0, &its, NULL))
-			die("cannot set the duration: %s", strerror(errno));
-		pfd[nfds++] = (struct pollfd){ .fd = tfd, .events = POLLIN };
+		die("cannot wait for pid %d: %s", a->t.pid, strerror(errno));
+	a->pfd[0] = (struct pollfd){ .fd = a->sfd, .events = POLLIN };
+	a->pfd[1] = (struct pollfd){ .fd = pidfd < 0 ? eventfd(1, EFD_CLOEXEC) : pidfd,
+				     .events = POLLIN };
+	a->nfds = 2;
+	if (a->duration) {
+		a->tfd = timer_fd(a->duration, false, "duration");
+		a->pfd[a->nfds++] = (struct pollfd){ .fd = a->tfd, .events = POLLIN };
 	}
-	if (interval) {
-		struct itimerspec its = { .it_value = { .tv_sec = interval },
-					  .it_interval = { .tv_sec = interval } };
-
-		ifd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-		if (ifd < 0 || timerfd_settime(ifd, 0, &its, NULL))
-			die("cannot set the interval: %s", strerror(errno));
-		pfd[nfds++] = (struct pollfd){ .fd = ifd, .events = POLLIN };
-	}
+	if (a->interval)
+		a->ifd = timer_fd(a->interval, true, "interval");
 	/* Records stream to stdout as they come: line by line. */
-	streams_open(&streams, obj);
-	if (streams.s)
+	streams_open(&a->streams, a->obj);
+	if (a->streams.s)
 		setvbuf(stdout, NULL, _IOLBF, 0);
-	nfds += streams_pollfds(&streams, pfd + nfds);
-	if (command) {
-		if (!command_release(&go_fd)) {
-			waitpid(pid, &status, 0);
-			die("the command died before it was started: %s", describe_status(status));
-		}
-		if (!quiet && !json_output)
-			note("started the command (pid %d); tracing until it exits, Ctrl-C%s",
-			     pid, duration ? " or the duration" : "");
-	} else if (!quiet && !json_output) {
-		note("tracing until Ctrl-C%s or pid %d exits",
-		     duration ? ", the duration" : "", pid);
-	}
-	for (;;) {
-		uint64_t ticks;
-		int i;
+	a->nfds += streams_pollfds(&a->streams, a->pfd + a->nfds);
+	if (a->ifd >= 0)
+		a->pfd[a->nfds++] = (struct pollfd){ .fd = a->ifd, .events = POLLIN };
 
-		if (poll(pfd, nfds, -1) < 0) {
+	if (a->t.command) {
+		if (!command_release(&a->go_fd)) {
+			waitpid(a->t.pid, &a->status, 0);
+			die("the command died before it was started: %s", describe_status(a->status));
+		}
+		if (!a->t.quiet && !json_output)
+			note("started the command (pid %d); tracing until it exits, Ctrl-C%s",
+			     a->t.pid, a->duration ? " or the duration" : "");
+	} else if (!a->t.quiet && !json_output) {
+		note("tracing until Ctrl-C%s or pid %d exits",
+		     a->duration ? ", the duration" : "", a->t.pid);
+	}
+}
+
+/* The interval's dump: the maps so far, after a time stamp. */
+static void attach_interval(struct attach *a)
+{
+	time_t now = time(NULL);
+	uint64_t ticks;
+	char stamp[16];
+
+	if (read(a->ifd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		return;
+	strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
+	dump_maps(stdout, a->obj, stamp);
+	fflush(stdout);
+}
+
+/* Until something ends the trace: a->stop_reason says what. */
+static void attach_loop(struct attach *a)
+{
+	struct signalfd_siginfo si;
+	int i;
+
+	for (;;) {
+		if (poll(a->pfd, a->nfds, -1) < 0) {
 			if (errno != EINTR)
 				die("poll: %s", strerror(errno));
 			continue;
 		}
-		if (pfd[0].revents) {
-			struct signalfd_siginfo si;
-
+		if (a->pfd[0].revents) {
 			/*
 			 * A terminal's Ctrl-C (or hangup) reached the command
 			 * already (one process group): it gets no second one.
 			 * A signal sent to kview alone is passed on.
 			 */
-			if (read(sfd, &si, sizeof(si)) == sizeof(si))
-				stop_sig = (int)si.ssi_code == SI_KERNEL ? 0 : (int)si.ssi_signo;
-			stop_reason = "interrupted";
-			break;
+			if (read(a->sfd, &si, sizeof(si)) == sizeof(si))
+				a->stop_sig = (int)si.ssi_code == SI_KERNEL ? 0 : (int)si.ssi_signo;
+			a->stop_reason = "interrupted";
+			return;
 		}
-		if (pfd[1].revents && command) {
-			if (waitpid(pid, &status, 0) != pid)
-				status = -1;
-			cmd_done = true;
-			snprintf(reason, sizeof(reason), "the command exited (%s)",
-				 describe_status(status));
-			stop_reason = reason;
-			break;
+		if (a->pfd[1].revents && a->t.command) {
+			if (waitpid(a->t.pid, &a->status, 0) != a->t.pid)
+				a->status = -1;
+			a->cmd_done = true;
+			snprintf(a->reason, sizeof(a->reason), "the command exited (%s)",
+				 describe_status(a->status));
+			a->stop_reason = a->reason;
+			return;
 		}
-		if (pfd[1].revents) {
-			stop_reason = "the process exited";
-			break;
+		if (a->pfd[1].revents) {
+			a->stop_reason = "the process exited";
+			return;
 		}
-		for (i = 2; i < nfds; i++)
-			if (pfd[i].revents && pfd[i].fd == tfd)
-				break;
-		if (i < nfds) {
-			stop_reason = "the duration is over";
-			break;
+		for (i = 2; i < a->nfds; i++) {
+			if (!a->pfd[i].revents)
+				continue;
+			if (a->pfd[i].fd == a->tfd) {
+				a->stop_reason = "the duration is over";
+				return;
+			}
 		}
-		streams_consume(&streams);
-		/* The interval: the maps so far, after a time stamp. */
-		if (ifd >= 0 && poll(&(struct pollfd){ .fd = ifd, .events = POLLIN }, 1, 0) > 0 &&
-		    read(ifd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
-			time_t now = time(NULL);
-			char stamp[16];
-
-			strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
-			dump_maps(stdout, obj, stamp);
-			fflush(stdout);
-		}
+		streams_consume(&a->streams);
+		if (a->ifd >= 0 && a->pfd[a->nfds - 1].revents)
+			attach_interval(a);
 	}
-	if (!quiet && !json_output)
-		note("%s: detaching", stop_reason);
+}
 
-	/* What the programs wrote before they were stopped, then the maps. */
-	kview_links__destroy(links);
-	streams_consume(&streams);
-	streams_close(&streams);
-	dump_maps(stdout, obj, NULL);
-	fflush(stdout);
-	if (command && !cmd_done)
-		stop_command(pid, view_id, stop_sig, quiet, &status);
-	if (!quiet && json_output)
-		print_detached_json(stop_reason, command ? pid : 0, !cmd_done, status);
-	fflush(stdout);
-	kview__destroy(kv);
-	bpf_object__close(obj);
-	close(pfd[1].fd);
-	close(sfd);
-	if (tfd >= 0)
-		close(tfd);
-	if (ifd >= 0)
-		close(ifd);
-	if (!quiet && !json_output)
+/*
+ * The one way out once the object is open: detach, what the programs
+ * wrote before they were stopped, the maps, the command stopped, the view
+ * and the fds closed.  @ok: the trace ran (not a load or attach failure).
+ */
+static int attach_teardown(struct attach *a, bool ok)
+{
+	if (ok && !a->t.quiet && !json_output)
+		note("%s: detaching", a->stop_reason);
+	kview_links__destroy(a->links);
+	if (ok) {
+		streams_consume(&a->streams);
+		dump_maps(stdout, a->obj, NULL);
+		fflush(stdout);
+		if (a->t.command && !a->cmd_done)
+			command_stop(a->t.pid, a->view_id, a->stop_sig, a->t.quiet, &a->status);
+		if (!a->t.quiet && json_output)
+			print_detached_json(a->stop_reason, a->t.command ? a->t.pid : 0,
+					    !a->cmd_done, a->status);
+		fflush(stdout);
+	} else if (a->t.command) {
+		command_abandon(a->t.pid, &a->go_fd);
+	}
+	streams_close(&a->streams);
+	kview__destroy(a->kv);
+	bpf_object__close(a->obj);
+	if (a->nfds > 1)
+		close(a->pfd[1].fd);
+	if (a->sfd >= 0)
+		close(a->sfd);
+	if (a->tfd >= 0)
+		close(a->tfd);
+	if (a->ifd >= 0)
+		close(a->ifd);
+	if (ok && !a->t.quiet && !json_output)
 		note("detached");
-	return 0;
+	return ok ? 0 : 1;
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	struct attach a = {
+		.go_fd = -1, .status = -1, .sfd = -1, .tfd = -1, .ifd = -1,
+		.stop_sig = SIGTERM, .stop_reason = "?",
+	};
+
+	target_init(&a.t);
+	if (attach_options(&a, argc, argv))
+		return 0;
+	attach_open(&a);
+	attach_target(&a);
+	if (attach_programs(&a))
+		return attach_teardown(&a, false);
+	attach_report(&a);
+	attach_wait_setup(&a);
+	attach_loop(&a);
+	return attach_teardown(&a, true);
 }

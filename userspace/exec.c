@@ -367,9 +367,37 @@ static void note_on_behalf(struct exec_state *st)
 	views_free(views, n);
 }
 
-/* The children, for the way out on an error after they were started. */
-static pid_t tool_pid, cmd_pid;
-static int go_fd = -1;
+/*
+ * A child being stopped: SIGINT or SIGTERM first, then every 10 s the next
+ * of SIGTERM and SIGKILL until it is gone.
+ */
+struct stopping {
+	pid_t pid;
+	const char *name;
+	int sig;		/* the last signal sent; 0: not being stopped */
+	long long at;		/* when */
+	bool members;		/* the view's processes too */
+	bool done;		/* reaped */
+};
+
+/* One kview exec, from its options to its end. */
+struct exec {
+	struct target t;
+	struct exec_state st;
+	long long settle, wait_s;
+	struct stopping tool, cmd;
+	int tool_status;
+	int go_fd;		/* -c: the held command's pipe */
+	bool cmd_started;
+	int sfd, tool_pidfd, cmd_pidfd;
+	struct pollfd pfd[3];	/* sfd, TOOL's pidfd, the command's */
+	sigset_t oldmask;
+	unsigned int seen;	/* TOOL's hooks in the view, last seen */
+	long long started, changed;
+};
+
+/* For fail(): the children to take down. */
+static struct exec *running;
 
 /*
  * die() after the children exist: the tool's hooks must not outlive kview
@@ -377,20 +405,21 @@ static int go_fd = -1;
  */
 static void __attribute__((format(printf, 1, 2), noreturn)) fail(const char *fmt, ...)
 {
+	struct exec *e = running;
 	char msg[256];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (go_fd >= 0)
-		close(go_fd);
-	if (tool_pid > 0) {
-		kill(tool_pid, SIGKILL);
-		waitpid(tool_pid, NULL, 0);
+	if (e && e->go_fd >= 0)
+		close(e->go_fd);
+	if (e && e->tool.pid > 0 && !e->tool.done) {
+		kill(e->tool.pid, SIGKILL);
+		waitpid(e->tool.pid, NULL, 0);
 	}
-	if (cmd_pid > 0)
-		waitpid(cmd_pid, NULL, WNOHANG);
+	if (e && e->cmd.pid > 0 && !e->cmd.done)
+		waitpid(e->cmd.pid, NULL, WNOHANG);
 	error_note("%s", msg);
 	exit(EXIT_KVIEW_FAILED);
 }
@@ -420,14 +449,13 @@ static pid_t start_tool(struct kview *kv, char **argv, const sigset_t *oldmask)
 }
 
 /* The command, held until TOOL's hooks are in (command.c). */
-static pid_t start_command_held(const char *cmd, int *pidfd, const sigset_t *oldmask)
+static pid_t start_command_held(struct exec *e, int *pidfd)
 {
-	pid_t pid = command_start_held(cmd, &go_fd, oldmask);
+	pid_t pid = command_start_held(e->t.command, &e->go_fd, &e->oldmask);
 
 	*pidfd = pidfd_open_compat(pid);
 	if (*pidfd < 0) {
-		close(go_fd);
-		waitpid(pid, NULL, 0);
+		command_abandon(pid, &e->go_fd);
 		die("cannot wait for the command: %s", strerror(errno));
 	}
 	return pid;
@@ -440,18 +468,6 @@ static void reap(pid_t pid, int *status)
 			fail("waitpid: %s", strerror(errno));
 	}
 }
-
-/*
- * A child being stopped: SIGINT or SIGTERM first, then every 10 s the next
- * of SIGTERM and SIGKILL until it is gone.
- */
-struct stopping {
-	pid_t pid;
-	const char *name;
-	int sig;		/* the last signal sent; 0: not being stopped */
-	long long at;		/* when */
-	bool members;		/* the view's processes too */
-};
 
 static void stop_child(const struct exec_state *st, struct stopping *c, int sig,
 		       long long t)
@@ -472,89 +488,63 @@ static void stop_escalate(const struct exec_state *st, struct stopping *c, long 
 		stop_child(st, c, c->sig == SIGINT ? SIGTERM : SIGKILL, t);
 }
 
-int cmd_exec(int argc, char **argv)
+/* Options, and where TOOL's arguments start; false: --help was printed. */
+static bool exec_options(struct exec *e, int argc, char **argv, int *tool_arg)
 {
 	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "command", required_argument, NULL, 'c' },
-		{ "follow-fork", no_argument, NULL, 'f' },
-		{ "follow-exec", no_argument, NULL, 'e' },
+		TARGET_LONGOPTS,
 		{ "mode", required_argument, NULL, 'm' },
 		{ "settle", required_argument, NULL, 's' },
 		{ "wait", required_argument, NULL, 'w' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	LIBBPF_OPTS(kview_opts, opts);
-	struct exec_state st = { 0 };
-	struct stopping tool = { .name = NULL }, cmd = { .name = "the command", .members = true };
-	const char *command = NULL;
-	long long settle = 1000, wait_s = 60, started, changed;
-	unsigned int seen = 0, cur, refused = 0;
-	int c, sfd, tool_pidfd, cmd_pidfd = -1, status, tool_status = 0;
-	bool tool_done = false, cmd_done = true, cmd_started = false;
-	struct kview_info info;
-	struct pollfd pfd[3];
-	sigset_t sigs, oldmask;
-	pid_t pid = 0;
+	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:c:fem:s:w:qjh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+" TARGET_SHORTOPTS "m:s:w:h", longopts, NULL)) != -1) {
+		if (target_option(&e->t, c, optarg))
+			continue;
 		switch (c) {
-		case 'p':
-			pid = parse_number("--pid", optarg, INT_MAX);
-			break;
-		case 'c':
-			command = optarg;
-			break;
-		case 'f':
-			opts.follow_fork = true;
-			break;
-		case 'e':
-			opts.follow_exec = true;
-			break;
 		case 'm':
 			if (!strcmp(optarg, "pre"))
-				opts.filter = true;
+				e->t.opts.filter = true;
 			else if (strcmp(optarg, "kview"))
 				die("--mode wants kview or pre, got '%s'", optarg);
 			break;
 		case 's':
-			settle = parse_number("--settle", optarg, 3600000);
+			e->settle = parse_number("--settle", optarg, 3600000);
 			break;
 		case 'w':
-			wait_s = parse_number("--wait", optarg, 86400);
-			break;
-		case 'q':
-			st.quiet = true;
-			break;
-		case 'j':
-			json_output = true;
+			e->wait_s = parse_number("--wait", optarg, 86400);
 			break;
 		case 'h':
 			fputs(exec_usage, stdout);
-			return 0;
+			return false;
 		default:
 			die("bad arguments (see kview exec --help)");
 		}
 	}
-	if (!pid == !command)
-		die("exec needs either --pid N or -c COMMAND (see kview exec --help)");
-	if (command && !*command)
-		die("-c wants a command, got an empty one");
+	target_check(&e->t, "exec");
 	if (optind >= argc)
 		die("exec needs a tool to run after the options: kview exec ... -- TOOL [ARGS] (see kview exec --help)");
-	st.tool = tool.name = argv[optind];
+	e->st.quiet = e->t.quiet;
+	e->st.tool = e->tool.name = argv[optind];
+	*tool_arg = optind;
+	return true;
+}
 
-	/*
-	 * Signals for kview exec itself come through a signalfd.  SIGPIPE is
-	 * blocked too (a write on the command's pipe after it died must fail
-	 * with EPIPE, not end kview exec); blocked, not ignored, so that the
-	 * children, which restore the old mask, get the default.  Children are
-	 * waited for, whatever disposition of SIGCHLD kview exec inherited.
-	 */
+/*
+ * Signals for kview exec itself come through a signalfd.  SIGPIPE is
+ * blocked too (a write on the command's pipe after it died must fail with
+ * EPIPE, not end kview exec); blocked, not ignored, so that the children,
+ * which restore the old mask, get the default.  Children are waited for,
+ * whatever disposition of SIGCHLD kview exec inherited.
+ */
+static void exec_signals(struct exec *e)
+{
+	sigset_t sigs;
+
 	signal(SIGCHLD, SIG_DFL);
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
@@ -562,159 +552,216 @@ int cmd_exec(int argc, char **argv)
 	sigaddset(&sigs, SIGHUP);
 	sigaddset(&sigs, SIGQUIT);
 	sigaddset(&sigs, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
+	sigprocmask(SIG_BLOCK, &sigs, &e->oldmask);
 	sigdelset(&sigs, SIGPIPE);
-	sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0)
+	e->sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (e->sfd < 0)
 		die("signalfd: %s", strerror(errno));
+}
 
-	if (command) {
+/* The command (held), the view on it or on --pid, TOOL in its scope. */
+static void exec_start(struct exec *e, char **tool_argv)
+{
+	struct kview_info info;
+	pid_t pid = e->t.pid;
+
+	if (e->t.command) {
 		/* The command's children and execs are what it runs. */
-		opts.follow_fork = opts.follow_exec = true;
-		cmd.pid = cmd_pid = start_command_held(command, &cmd_pidfd, &oldmask);
-		cmd_done = false;
-		pid = cmd.pid;
+		e->t.opts.follow_fork = e->t.opts.follow_exec = true;
+		e->cmd.pid = pid = start_command_held(e, &e->cmd_pidfd);
+	} else {
+		e->cmd.done = true;
 	}
-	st.kv = kview__create(pid, &opts);
-	if (!st.kv) {
+	e->st.kv = kview__create(pid, &e->t.opts);
+	if (!e->st.kv) {
 		int err = errno;
 
-		if (command)
+		if (e->t.command)
 			fail("cannot create a kernel view on the command: %s", strerror(err));
 		die("%s", create_error(err, pid));
 	}
-	if (kview__info(st.kv, &info))
+	if (kview__info(e->st.kv, &info))
 		fail("cannot read the view: %s", strerror(errno));
-	st.view_id = info.id;
+	e->st.view_id = info.id;
 
-	tool.pid = tool_pid = start_tool(st.kv, argv + optind, &oldmask);
-	tool_pidfd = pidfd_open_compat(tool.pid);
-	if (tool_pidfd < 0)
-		fail("cannot wait for %s: %s", st.tool, strerror(errno));
-	if (!st.quiet)
+	e->tool.pid = start_tool(e->st.kv, tool_argv, &e->oldmask);
+	e->tool_pidfd = pidfd_open_compat(e->tool.pid);
+	if (e->tool_pidfd < 0)
+		fail("cannot wait for %s: %s", e->st.tool, strerror(errno));
+	if (!e->st.quiet)
 		note("%s (pid %d) runs in the attach scope of %s %u on %s %d%s%s",
-		     st.tool, tool.pid, opts.filter ? "filter view" : "view", st.view_id,
-		     command ? "the command, held as pid" : "pid", pid,
-		     opts.follow_fork ? ", following forks" : "",
-		     opts.follow_exec ? ", following execs" : "");
+		     e->st.tool, e->tool.pid, e->t.opts.filter ? "filter view" : "view",
+		     e->st.view_id, e->t.command ? "the command, held as pid" : "pid", pid,
+		     e->t.opts.follow_fork ? ", following forks" : "",
+		     e->t.opts.follow_exec ? ", following execs" : "");
 
-	started = changed = now_ms();
-	pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = tool_pidfd, .events = POLLIN };
-	pfd[2] = (struct pollfd){ .fd = cmd_pidfd, .events = POLLIN };
-	while (!tool_done || !cmd_done) {
-		struct signalfd_siginfo si;
+	e->started = e->changed = now_ms();
+	e->pfd[0] = (struct pollfd){ .fd = e->sfd, .events = POLLIN };
+	e->pfd[1] = (struct pollfd){ .fd = e->tool_pidfd, .events = POLLIN };
+	e->pfd[2] = (struct pollfd){ .fd = e->cmd_pidfd, .events = POLLIN };
+}
+
+/* A held command that will not run now. */
+static void exec_drop_held(struct exec *e)
+{
+	if (e->go_fd >= 0) {
+		close(e->go_fd);
+		e->go_fd = -1;
+	}
+}
+
+static void exec_on_signals(struct exec *e)
+{
+	struct signalfd_siginfo si;
+
+	while (read(e->sfd, &si, sizeof(si)) == sizeof(si)) {
+		/*
+		 * A terminal's Ctrl-C reaches TOOL and the command already
+		 * (one process group); pass on what was sent to kview exec
+		 * alone.  (A signal sent to the whole group, kill -INT
+		 * -PGID, reaches them twice.)
+		 */
+		if ((int)si.ssi_code != SI_KERNEL) {
+			if (!e->tool.done)
+				kill(e->tool.pid, si.ssi_signo);
+			if (!e->cmd.done && e->cmd_started)
+				kill(e->cmd.pid, si.ssi_signo);
+		}
+		/* Not started: it never will be. */
+		exec_drop_held(e);
+	}
+}
+
+/* The view's refusals since last time, named. */
+static void exec_check_refused(struct exec *e, unsigned int refused, long long t)
+{
+	if (refused == e->st.refused)
+		return;
+	e->st.refused = refused;
+	e->st.refused_at = t;
+	note_refused(&e->st);
+}
+
+static void exec_on_tool_exit(struct exec *e, long long t)
+{
+	struct exec_state *st = &e->st;
+	unsigned int refused = st->refused;
+
+	reap(e->tool.pid, &e->tool_status);
+	e->tool.done = true;
+	e->pfd[1].fd = -1;
+	/* What was refused just before TOOL gave up. */
+	nr_attachments(st, &refused);
+	exec_check_refused(e, refused, t);
+	if (st->refused_at && tool_failed(e->tool_status))
+		note_refusal_outcome(st, GAVE_UP, 0, e->tool_status);
+	else if (st->refused_at && WIFEXITED(e->tool_status) && e->seen)
+		note_refusal_outcome(st, EXITED, e->seen, e->tool_status);
+	else if (st->refused_at)
+		note_refusal_outcome(st, UNJUDGED, 0, e->tool_status);
+	if (!st->quiet)
+		note("%s exited: %s", st->tool, describe_status(e->tool_status));
+	if (e->go_fd >= 0) {
+		if (!st->quiet)
+			note("the command was not started");
+		exec_drop_held(e);
+	} else if (!e->cmd.done && e->cmd_started) {
+		stop_child(st, &e->cmd, SIGTERM, t);
+	}
+}
+
+static void exec_on_command_exit(struct exec *e, long long t)
+{
+	int status;
+
+	reap(e->cmd.pid, &status);
+	e->cmd.done = true;
+	e->pfd[2].fd = -1;
+	exec_drop_held(e);
+	if (!e->st.quiet)
+		note("the command %s: %s",
+		     e->cmd_started ? "exited" : "died before it was started",
+		     describe_status(status));
+	/* Nothing left to trace: TOOL prints its summary. */
+	if (!e->tool.done)
+		stop_child(&e->st, &e->tool, SIGINT, t);
+}
+
+/*
+ * TOOL's hooks in the view: refusals named, hooks of the on-behalf kinds
+ * noted, whether TOOL went on after a refusal, and the held command let go
+ * once they have settled (or after --wait).
+ */
+static void exec_watch_hooks(struct exec *e, long long t)
+{
+	struct exec_state *st = &e->st;
+	unsigned int cur, refused = st->refused;
+
+	cur = nr_attachments(st, &refused);
+	exec_check_refused(e, refused, t);
+	if (cur != e->seen) {
+		if (cur > e->seen)
+			note_on_behalf(st);
+		e->seen = cur;
+		e->changed = t;
+	}
+	if (st->refused_at && e->seen && t - e->changed >= e->settle &&
+	    t - st->refused_at >= e->settle)
+		note_refusal_outcome(st, SETTLED, e->seen, 0);
+	if (e->go_fd < 0 ||
+	    !((e->seen && t - e->changed >= e->settle) || t - e->started >= e->wait_s * 1000))
+		return;
+	if (!st->quiet && !e->seen)
+		note("%s has attached no hook in the view after %lld s; starting the command anyway",
+		     st->tool, e->wait_s);
+	else if (!st->quiet)
+		note("%s has %u hook(s) in the view; starting the command (pid %d)",
+		     st->tool, e->seen, e->cmd.pid);
+	e->cmd_started = command_release(&e->go_fd);
+}
+
+int cmd_exec(int argc, char **argv)
+{
+	struct exec e = {
+		.settle = 1000, .wait_s = 60, .go_fd = -1,
+		.sfd = -1, .tool_pidfd = -1, .cmd_pidfd = -1,
+		.cmd = { .name = "the command", .members = true },
+	};
+	int tool_arg;
+
+	target_init(&e.t);
+	if (!exec_options(&e, argc, argv, &tool_arg))
+		return 0;
+	running = &e;
+	exec_signals(&e);
+	exec_start(&e, argv + tool_arg);
+
+	while (!e.tool.done || !e.cmd.done) {
 		long long t;
 
-		if (poll(pfd, 3, 200) < 0 && errno != EINTR)
+		if (poll(e.pfd, 3, 200) < 0 && errno != EINTR)
 			fail("poll: %s", strerror(errno));
 		t = now_ms();
-
-		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-			/*
-			 * A terminal's Ctrl-C reaches TOOL and the command
-			 * already (one process group); pass on what was sent
-			 * to kview exec alone.  (A signal sent to the whole
-			 * group, kill -INT -PGID, reaches them twice.)
-			 */
-			if ((int)si.ssi_code != SI_KERNEL) {
-				if (!tool_done)
-					kill(tool.pid, si.ssi_signo);
-				if (!cmd_done && cmd_started)
-					kill(cmd.pid, si.ssi_signo);
-			}
-			if (go_fd >= 0) {
-				/* Not started: it never will be. */
-				close(go_fd);
-				go_fd = -1;
-			}
-		}
-
-		if (!tool_done && pfd[1].revents & POLLIN) {
-			reap(tool.pid, &tool_status);
-			tool_done = true;
-			tool_pid = 0;
-			pfd[1].fd = -1;
-			/* What was refused just before TOOL gave up. */
-			nr_attachments(&st, &refused);
-			if (refused != st.refused) {
-				st.refused = refused;
-				st.refused_at = t;
-				note_refused(&st);
-			}
-			if (st.refused_at && tool_failed(tool_status))
-				note_refusal_outcome(&st, GAVE_UP, 0, tool_status);
-			else if (st.refused_at && WIFEXITED(tool_status) && seen)
-				note_refusal_outcome(&st, EXITED, seen, tool_status);
-			else if (st.refused_at)
-				note_refusal_outcome(&st, UNJUDGED, 0, tool_status);
-			if (!st.quiet)
-				note("%s exited: %s", st.tool, describe_status(tool_status));
-			if (go_fd >= 0) {
-				if (!st.quiet)
-					note("the command was not started");
-				close(go_fd);
-				go_fd = -1;
-			} else if (!cmd_done && cmd_started) {
-				stop_child(&st, &cmd, SIGTERM, t);
-			}
-		}
-
-		if (!cmd_done && pfd[2].revents & POLLIN) {
-			reap(cmd.pid, &status);
-			cmd_done = true;
-			cmd_pid = 0;
-			pfd[2].fd = -1;
-			if (go_fd >= 0) {
-				close(go_fd);
-				go_fd = -1;
-			}
-			if (!st.quiet)
-				note("the command %s: %s", cmd_started ? "exited" : "died before it was started",
-				     describe_status(status));
-			/* Nothing left to trace: TOOL prints its summary. */
-			if (!tool_done)
-				stop_child(&st, &tool, SIGINT, t);
-		}
-
-		if (!tool_done)
-			stop_escalate(&st, &tool, t);
-		if (!cmd_done)
-			stop_escalate(&st, &cmd, t);
-		if (tool_done)
-			continue;
-
-		cur = nr_attachments(&st, &refused);
-		if (refused != st.refused) {
-			st.refused = refused;
-			st.refused_at = t;
-			note_refused(&st);
-		}
-		if (cur != seen) {
-			if (cur > seen)
-				note_on_behalf(&st);
-			seen = cur;
-			changed = t;
-		}
-		if (st.refused_at && seen && t - changed >= settle && t - st.refused_at >= settle)
-			note_refusal_outcome(&st, SETTLED, seen, 0);
-		if (go_fd >= 0 && ((seen && t - changed >= settle) || t - started >= wait_s * 1000)) {
-			if (!st.quiet && !seen)
-				note("%s has attached no hook in the view after %lld s; starting the command anyway",
-				     st.tool, wait_s);
-			else if (!st.quiet)
-				note("%s has %u hook(s) in the view; starting the command (pid %d)",
-				     st.tool, seen, cmd.pid);
-			cmd_started = command_release(&go_fd);
-		}
+		exec_on_signals(&e);
+		if (!e.tool.done && e.pfd[1].revents & POLLIN)
+			exec_on_tool_exit(&e, t);
+		if (!e.cmd.done && e.pfd[2].revents & POLLIN)
+			exec_on_command_exit(&e, t);
+		if (!e.tool.done)
+			stop_escalate(&e.st, &e.tool, t);
+		if (!e.cmd.done)
+			stop_escalate(&e.st, &e.cmd, t);
+		if (!e.tool.done)
+			exec_watch_hooks(&e, t);
 	}
-	kview__destroy(st.kv);
-	while (st.nsaid)
-		free(st.said[--st.nsaid]);
-	free(st.said);
-	close(tool_pidfd);
-	if (cmd_pidfd >= 0)
-		close(cmd_pidfd);
-	close(sfd);
-	return exit_code(tool_status);
+	running = NULL;
+	kview__destroy(e.st.kv);
+	while (e.st.nsaid)
+		free(e.st.said[--e.st.nsaid]);
+	free(e.st.said);
+	close(e.tool_pidfd);
+	if (e.cmd_pidfd >= 0)
+		close(e.cmd_pidfd);
+	close(e.sfd);
+	return exit_code(e.tool_status);
 }

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <kview/kview.h>
 
 #include "json.h"
 
@@ -41,11 +42,43 @@ long parse_number(const char *what, const char *s, long max);
 /* The one-line message for kview__create()'s errno @err on @pid. */
 const char *create_error(int err, pid_t pid);
 
+/*
+ * What kview attach and kview exec are pointed at, from the options they
+ * share: -p/--pid N or -c/--command CMD, -f/--follow-fork,
+ * -e/--follow-exec, -q/--quiet, -j/--json.  kview_opts' filter is -m pre.
+ */
+struct target {
+	pid_t pid;
+	const char *command;
+	struct kview_opts opts;
+	bool quiet;
+};
+#define TARGET_SHORTOPTS "p:c:feqj"
+#define TARGET_LONGOPTS \
+	{ "pid", required_argument, NULL, 'p' }, \
+	{ "command", required_argument, NULL, 'c' }, \
+	{ "follow-fork", no_argument, NULL, 'f' }, \
+	{ "follow-exec", no_argument, NULL, 'e' }, \
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "json", no_argument, NULL, 'j' }
+void target_init(struct target *t);
+/* Take option @c (with @arg) if it is one of the shared ones. */
+bool target_option(struct target *t, int c, const char *arg);
+/* After the options: exactly one of --pid and -c, or die (@cmd: "attach"). */
+void target_check(const struct target *t, const char *cmd);
+
 /* pidfd_open(2), which glibc 2.36 has no wrapper for. */
 int pidfd_open_compat(pid_t pid);
 /* command.c: a command held before its exec (exec -c, attach -c). */
 pid_t command_start_held(const char *cmd, int *go_fd, const sigset_t *oldmask);
 bool command_release(int *go_fd);
+/* The held command @pid will not run: let it go (it exits 127) and reap it. */
+void command_abandon(pid_t pid, int *go_fd);
+/*
+ * Stop the command @pid and the members of its view @id (0: none) with
+ * @sig (0: the terminal's reached them), SIGKILL 10 s later, and reap it.
+ */
+void command_stop(pid_t pid, unsigned int id, int sig, bool quiet, int *status);
 unsigned int command_signal_members(unsigned int view_id, int sig);
 const char *describe_status(int status);
 
