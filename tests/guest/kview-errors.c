@@ -168,25 +168,18 @@ static void test_targets(void)
 	test_read_text();
 }
 
-/* Keep only the capabilities @high (bits of the capabilities 32..63). */
-static int capset_high(unsigned int high)
+/* The bit of capability @c (32..63) in the second capability word. */
+#define CAP_HIGH(c)	(1U << ((c) - 32))
+
+/*
+ * Run @fn(@arg) in a child that has become nobody with only the
+ * capabilities @high (CAP_HIGH() bits; 0: none): 0, or the -errno @fn
+ * returned.
+ */
+static int as_nobody(unsigned int high, int (*fn)(void *), void *arg)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct data[2];
-
-	memset(data, 0, sizeof(data));
-	data[1].effective = data[1].permitted = high;
-	return syscall(SYS_capset, &hdr, data);
-}
-
-static int capset_bpf_perfmon(void)
-{
-	return capset_high((1U << (CAP_BPF - 32)) | (1U << (CAP_PERFMON - 32)));
-}
-
-/* In a child: become nobody, keeping @keep_caps (or none). */
-static int child_errno(int dev, pid_t target, bool keep_caps)
-{
 	pid_t pid = fork();
 	int st;
 
@@ -194,21 +187,42 @@ static int child_errno(int dev, pid_t target, bool keep_caps)
 	if (!pid) {
 		int r;
 
-		if (keep_caps)
+		if (high)
 			prctl(PR_SET_KEEPCAPS, 1);
 		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
 			_exit(100);
-		if (keep_caps && capset_bpf_perfmon())
+		memset(data, 0, sizeof(data));
+		data[1].effective = data[1].permitted = high;
+		if (high && syscall(SYS_capset, &hdr, data))
 			_exit(101);
-		r = create(dev, target ? target : getpid(), 0);
-		if (r >= 0)
-			_exit(0);
-		_exit(-r);
+		r = fn(arg);
+		_exit(r >= 0 ? 0 : -r);
 	}
 	check(waitpid(pid, &st, 0) == pid && WIFEXITED(st), "child failed");
 	check(WEXITSTATUS(st) < 100, "child could not drop privileges (%d)",
 	      WEXITSTATUS(st));
 	return WEXITSTATUS(st) ? -WEXITSTATUS(st) : 0;
+}
+
+struct create_arg {
+	int dev;
+	pid_t target;		/* 0: the child itself */
+};
+
+static int create_as(void *p)
+{
+	struct create_arg *a = p;
+
+	return create(a->dev, a->target ? a->target : getpid(), 0);
+}
+
+/* KVIEW_IOC_CREATE as nobody, with CAP_BPF and CAP_PERFMON or none. */
+static int child_errno(int dev, pid_t target, bool keep_caps)
+{
+	struct create_arg a = { dev, target };
+
+	return as_nobody(keep_caps ? CAP_HIGH(CAP_BPF) | CAP_HIGH(CAP_PERFMON) : 0,
+			 create_as, &a);
 }
 
 static void test_privileges(void)
@@ -421,26 +435,24 @@ static unsigned int pmu_type(const char *name)
 	return type;
 }
 
-/* open_in_view() from a child that is nobody with CAP_PERFMON only. */
+struct open_arg {
+	struct perf_event_attr *attr;
+	int vfd;
+};
+
+static int open_as(void *p)
+{
+	struct open_arg *a = p;
+
+	return open_in_view(a->attr, a->vfd, 0, 0);
+}
+
+/* open_in_view() as nobody with CAP_PERFMON only. */
 static int perfmon_only_errno(struct perf_event_attr *attr, int vfd)
 {
-	pid_t pid = fork();
-	int st;
+	struct open_arg a = { attr, vfd };
 
-	check(pid >= 0, "fork: %s", strerror(errno));
-	if (!pid) {
-		int r;
-
-		prctl(PR_SET_KEEPCAPS, 1);
-		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534) ||
-		    capset_high(1U << (CAP_PERFMON - 32)))
-			_exit(100);
-		r = open_in_view(attr, vfd, 0, 0);
-		_exit(r >= 0 ? 0 : -r);
-	}
-	check(waitpid(pid, &st, 0) == pid && WIFEXITED(st), "child failed");
-	check(WEXITSTATUS(st) < 100, "child could not drop privileges");
-	return WEXITSTATUS(st) ? -WEXITSTATUS(st) : 0;
+	return as_nobody(CAP_HIGH(CAP_PERFMON), open_as, &a);
 }
 
 static void test_explicit(void)
