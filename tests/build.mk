@@ -4,13 +4,15 @@
 
 TEST_BPF_OUT := $(BUILD)/tests/bpf
 TEST_GUEST_OUT := $(BUILD)/tests/guest
+# The series' UAPI headers (headers_install of the tree, below)
+KHDR := $(BUILD)/khdr
 TEST_CFLAGS := $(ALL_CFLAGS) -I$(ROOT)/tests/lib -I$(TEST_BPF_OUT) \
 	-I$(ROOT)/libbpf-ext/include -I$(UAPI_SRC)
 
 # name of a guest test -> the skeletons it includes
 TEST_GUEST_PROGS := bpf-smoke workload kview-isolation kview-lifecycle kview-errors \
 	kview-tracepoint kview-mirror untraced-syscalls kview-pre kview-scope kview-faults kview-stress \
-	kview-skeleton kview-multi kview-trampoline kview-tlb
+	kview-skeleton kview-multi kview-trampoline kview-tlb kview-explicit
 skels_bpf-smoke := smoke
 skels_kview-isolation := count
 skels_kview-lifecycle := count
@@ -26,6 +28,10 @@ skels_kview-skeleton := skel
 skels_kview-multi := multi session
 skels_kview-trampoline := tramp
 skels_kview-tlb := tlb
+skels_kview-explicit := explicit
+# Tests that need the series' own UAPI (bpf.h's BPF_F_KVIEW_FD), which
+# Debian's linux-libc-dev (6.1) does not have: build/khdr first.
+khdr_kview-explicit := 1
 # BPF objects the tests load by path
 TEST_BPF_OBJS := $(patsubst $(ROOT)/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard $(ROOT)/tests/bpf/*.bpf.c))
 
@@ -37,17 +43,18 @@ tests: $(addprefix $(TEST_GUEST_OUT)/,$(TEST_GUEST_PROGS)) $(TEST_BPF_OBJS)
 
 .SECONDEXPANSION:
 $(TEST_GUEST_OUT)/%: $(ROOT)/tests/guest/%.c $$(addprefix $(TEST_BPF_OUT)/,$$(addsuffix .skel.h,$$(skels_$$*))) \
-		$(wildcard $(ROOT)/tests/lib/*.h) $(LIBKVIEW_A) $(LIBKVIEW_HDRS)
+		$(wildcard $(ROOT)/tests/lib/*.h) $(LIBKVIEW_A) $(LIBKVIEW_HDRS) \
+		$$(if $$(khdr_$$*),$(KHDR)/usr/include/linux/kview.h)
 	@mkdir -p $(@D)
 	@echo "  CC      tests/guest/$*"
-	$(Q)$(CC) $(TEST_CFLAGS) $(LDFLAGS) $< -o $@ $(LIBKVIEW_A) $(LDLIBS_BPF) -lpthread
+	$(Q)$(CC) $(TEST_CFLAGS) $(if $(khdr_$*),-isystem $(KHDR)/usr/include) $(LDFLAGS) $< -o $@ \
+		$(LIBKVIEW_A) $(LDLIBS_BPF) -lpthread
 
 # The series' kselftests (tools/testing/selftests/kview/ in the generated
 # tree), built by the kernel's own selftest makefile against the series'
 # UAPI headers (headers_install of the tree into build/khdr: no .config
 # needed), run in the guest by tests/guest.list.
 KSELFTEST_OUT := $(BUILD)/tests/kselftest
-KHDR := $(BUILD)/khdr
 KSELFTEST_SRC := $(BUILD)/linux/tools/testing/selftests/kview
 tests: $(KSELFTEST_OUT)/kview_test
 $(KHDR)/usr/include/linux/kview.h: $(BUILD)/linux.stamp

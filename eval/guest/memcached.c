@@ -52,6 +52,7 @@
  * trampolines on the same functions; bpftrace's kfunc:) instead.
  *
  *   memcached [--fentry] ROUNDS SECONDS NS MODES OUT.csv [CENSUS.csv]
+ *     ROUNDS: measured rounds after the warm-up (0: the warm-up alone)
  *     NS: comma-separated program counts (e.g. 1,4,16,64)
  *     MODES: comma-separated, of none,post,in,pre,kview and the controls
  *     loaded,maps,ringbuf,arrays,unloaded,rawmap,mmapmap,btf,opened,smallbtf,
@@ -886,7 +887,8 @@ int main(int argc, char **argv)
 	}
 	rounds = atoi(argv[1]);
 	seconds = atoi(argv[2]);
-	check(rounds >= 1 && seconds >= 1, "ROUNDS and SECONDS must be >= 1");
+	/* ROUNDS 0: the warm-up round alone (tests/guest/eval-smoke.sh). */
+	check(rounds >= 0 && seconds >= 1, "ROUNDS must be >= 0 and SECONDS >= 1");
 	nn = parse_list(argv[3], ns, MAX_NS, NULL, 0);
 	nm = parse_list(argv[4], modes, MAX_MODES, mode_names, KEY4KX8 + 1);
 	out = fopen(argv[5], "w");

@@ -39,6 +39,7 @@
  * that rotates with the round.
  *
  *   tools ROUNDS SECONDS TOOLS MODES OUT.csv
+ *     ROUNDS: measured rounds after the warm-up (0: the warm-up alone)
  *     TOOLS: comma-separated, of the tools above (or "all")
  *     MODES: comma-separated, of filter,pre,kview,idle (none is always run)
  */
@@ -391,8 +392,9 @@ int main(int argc, char **argv)
 		usage_fail("wrong number of arguments");
 	rounds = atoi(argv[1]);
 	seconds = atoi(argv[2]);
-	if (rounds < 1 || seconds < 1)
-		usage_fail("ROUNDS and SECONDS must be >= 1");
+	/* ROUNDS 0: the warm-up round alone (tests/guest/eval-smoke.sh). */
+	if (rounds < 0 || seconds < 1)
+		usage_fail("ROUNDS must be >= 0 and SECONDS >= 1");
 	for (tok = strtok_r(argv[3], ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		for (i = 0; i < NTOOLS && strcmp(tok, "all") && strcmp(tok, tools[i].name); i++)
 			;
