@@ -48,14 +48,6 @@ static int create(int dev, pid_t pid, unsigned int flags)
 	return fd >= 0 ? fd : -errno;
 }
 
-#define expect_errno(call, err)                                              \
-	do {                                                                 \
-		int __r = (call);                                            \
-		diag("%s -> %s", #call, __r >= 0 ? "ok" : strerror(-__r));   \
-		check(__r == -(err), "%s: got %d, expected -%s", #call, __r, \
-		      #err);                                                 \
-	} while (0)
-
 static void check_clean(void)
 {
 	struct kview_stats s = kview_stats_settled(0);

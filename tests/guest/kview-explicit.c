@@ -70,16 +70,6 @@ static int raw_tp_in_view(struct bpf_program *prog, __u32 flags, int vfd)
 	return sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &attr);
 }
 
-#define expect_errno(call, err)                                              \
-	do {                                                                 \
-		int __r = (call);                                            \
-		diag("%s -> %s", #call, __r >= 0 ? "ok" : strerror(-__r));   \
-		if (__r >= 0)                                                \
-			close(__r);                                          \
-		check(__r == -(err), "%s: got %d, expected -%s", #call, __r, \
-		      #err);                                                 \
-	} while (0)
-
 /* One program of explicit.bpf.o, loaded alone; @tgid: in-eBPF filter. */
 static struct explicit *load_one(const char *name, pid_t tgid)
 {

@@ -40,6 +40,18 @@
 	__ok;								\
 })
 
+/*
+ * @call (a value or -errno) must fail with @err; says what it returned.
+ * A test that fails on an unexpected success ends there (check()).
+ */
+#define expect_errno(call, err)                                              \
+	do {                                                                 \
+		int __r = (call);                                            \
+		diag("%s -> %s", #call, __r >= 0 ? "ok" : strerror(-__r));   \
+		check(__r == -(err), "%s: got %d, expected -%s", #call, __r, \
+		      #err);                                                 \
+	} while (0)
+
 /* CLOCK_MONOTONIC in seconds. */
 static inline double kvtest_now(void)
 {
