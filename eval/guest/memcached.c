@@ -17,7 +17,7 @@
  *          pid; a consumer thread of this process keeps the traced ones
  *   in     attached globally; "pid == traced" first thing in the program
  *   pre    a filter view: hooks armed for everyone, programs skipped for
- *          processes outside the view before they run (patch 0016, filter views)
+ *          processes outside the view before they run (the series' last patch, filter views)
  *   kview  the traced process's kernel view
  *   loaded a control: the programs loaded as in the other modes, nothing
  *          attached, no view (what loading them alone does)
