@@ -5,7 +5,7 @@
 
 # The version: KVIEW_VERSION in userspace/kview-cli.h, the one place it is
 # set, for the CLI and the library alike.  The shared library is
-# libkview.so.VERSION (libkview.so.0.4.0), its soname libkview.so.MAJOR
+# libkview.so.VERSION (libkview.so.0.5.0), its soname libkview.so.MAJOR
 # (libkview.so.0): 0.x versions keep soname 0.  Its symbols are versioned
 # by libbpf-ext/libkview.map (KVIEW_0.1, ...).
 VERSION := $(shell sed -n 's/^\#define KVIEW_VERSION "\(.*\)"/\1/p' $(ROOT)/userspace/kview-cli.h)
@@ -30,20 +30,23 @@ UAPI_INCDIR = $(PREFIX)/include/kview/uapi
 
 libbpf-ext: $(LIBKVIEW_A) $(LIBKVIEW_SO) $(LIBKVIEW_PC)
 
-$(LIBKVIEW_OUT)/kview.o: $(ROOT)/libbpf-ext/src/kview.c $(LIBKVIEW_HDRS)
+# src/kview.c: views and attaching; src/views.c: debugfs kview/views.
+LIBKVIEW_OBJS := $(LIBKVIEW_OUT)/kview.o $(LIBKVIEW_OUT)/views.o
+
+$(LIBKVIEW_OUT)/%.o: $(ROOT)/libbpf-ext/src/%.c $(LIBKVIEW_HDRS)
 	@mkdir -p $(@D)
-	@echo "  CC      libbpf-ext/src/kview.c"
+	@echo "  CC      libbpf-ext/src/$*.c"
 	$(Q)$(CC) $(LIBKVIEW_CFLAGS) -c $< -o $@
 
-$(LIBKVIEW_A): $(LIBKVIEW_OUT)/kview.o
+$(LIBKVIEW_A): $(LIBKVIEW_OBJS)
 	@echo "  AR      libkview.a"
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 # The library, its soname link and the link a program's -lkview finds.
-$(LIBKVIEW_SO): $(LIBKVIEW_OUT)/kview.o $(LIBKVIEW_MAP)
+$(LIBKVIEW_SO): $(LIBKVIEW_OBJS) $(LIBKVIEW_MAP)
 	@echo "  LD      $(notdir $@)"
 	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIBKVIEW_SONAME) \
-		-Wl,--version-script=$(LIBKVIEW_MAP) -o $@ $< $(LDLIBS_BPF)
+		-Wl,--version-script=$(LIBKVIEW_MAP) -o $@ $(LIBKVIEW_OBJS) $(LDLIBS_BPF)
 	$(Q)ln -sf $(notdir $@) $(LIBKVIEW_OUT)/$(LIBKVIEW_SONAME)
 	$(Q)ln -sf $(LIBKVIEW_SONAME) $(LIBKVIEW_OUT)/libkview.so
 

@@ -68,10 +68,11 @@ $(KSELFTEST_OUT)/kview_test: $(KSELFTEST_SRC)/kview_test.c $(KHDR)/usr/include/l
 	$(Q)$(MAKE) -s -C $(KSELFTEST_SRC) OUTPUT=$(KSELFTEST_OUT) \
 		KHDR_INCLUDES="-isystem $(KHDR)/usr/include"
 
-# Host unit tests of the CLI's BTF printer and JSON writer (tests/host/).
+# Host unit tests of the CLI's BTF printer and JSON writer and of
+# libkview's kview/views parser (tests/host/).
 TEST_HOST_OUT := $(BUILD)/tests/host
 tests: tests-host
-tests-host: $(TEST_HOST_OUT)/btf-printer $(TEST_HOST_OUT)/json-writer
+tests-host: $(TEST_HOST_OUT)/btf-printer $(TEST_HOST_OUT)/json-writer $(TEST_HOST_OUT)/views-parser
 $(TEST_HOST_OUT)/btf-printer: $(ROOT)/tests/host/btf-printer.c $(ROOT)/userspace/dump.c \
 		$(ROOT)/userspace/json.c $(ROOT)/userspace/json.h $(ROOT)/userspace/kview-cli.h
 	@mkdir -p $(@D)
@@ -84,3 +85,9 @@ $(TEST_HOST_OUT)/json-writer: $(ROOT)/tests/host/json-writer.c $(ROOT)/userspace
 	@echo "  CC      tests/host/json-writer"
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -I$(ROOT)/userspace $(ROOT)/tests/host/json-writer.c \
 		$(ROOT)/userspace/json.c -o $@
+$(TEST_HOST_OUT)/views-parser: $(ROOT)/tests/host/views-parser.c $(LIBKVIEW_A) \
+		$(ROOT)/libbpf-ext/include/kview/kview.h
+	@mkdir -p $(@D)
+	@echo "  CC      tests/host/views-parser"
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -I$(ROOT)/libbpf-ext/include -I$(UAPI_SRC) \
+		$(ROOT)/tests/host/views-parser.c -o $@ $(LIBKVIEW_A) $(LDLIBS_BPF)

@@ -4,7 +4,7 @@
 
 KVIEW_OUT := $(BUILD)/userspace
 KVIEW_BIN := $(KVIEW_OUT)/kview
-KVIEW_SRCS := kview.c attach.c exec.c command.c list.c views.c dump.c json.c
+KVIEW_SRCS := kview.c attach.c exec.c command.c list.c dump.c json.c
 KVIEW_OBJS := $(patsubst %.c,$(KVIEW_OUT)/%.o,$(KVIEW_SRCS))
 KVIEW_CFLAGS := $(ALL_CFLAGS) -I$(ROOT)/userspace -I$(ROOT)/libbpf-ext/include -I$(UAPI_SRC)
 EXAMPLES := $(patsubst $(ROOT)/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard $(ROOT)/userspace/examples/*.bpf.c))

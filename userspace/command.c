@@ -97,16 +97,17 @@ pid_t command_start_held(const char *cmd, int *go_fd, const sigset_t *oldmask)
  */
 unsigned int command_signal_members(unsigned int view_id, int sig)
 {
-	struct view *views;
+	const struct kview_views_view *v;
+	struct kview_views *views;
 	unsigned int alive = 0;
-	size_t n, i, j;
+	size_t j;
 
-	if (views_read(&views, &n))
+	if (kview__views_read(NULL, &views))
 		return 0;
-	for (i = 0; i < n; i++)
-		for (j = 0; views[i].id == view_id && j < views[i].nm; j++)
-			alive += !kill(views[i].m[j].pid, sig);
-	views_free(views, n);
+	v = kview__views_find(views, view_id);
+	for (j = 0; v && j < v->members_cnt; j++)
+		alive += !kill(v->members[j].pid, sig);
+	kview__views_free(views);
 	return alive;
 }
 

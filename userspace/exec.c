@@ -216,17 +216,18 @@ static const struct {
  */
 static void note_refused(struct exec_state *st)
 {
-	struct view *views, *v;
-	size_t n, j, k;
+	const struct kview_views_view *v;
+	struct kview_views *views;
+	size_t j, k;
 
-	if (views_read(&views, &n)) {
+	if (kview__views_read(NULL, &views)) {
 		error_note("the view refused %s %u hook(s) (EOPNOTSUPP); debugfs kview/views, which names them, cannot be read",
 			   st->tool, st->refused);
 		return;
 	}
-	v = view_by_id(views, n, st->view_id);
-	for (j = 0; v && j < v->nr; j++) {
-		const char *what = v->r[j].what, *why = NULL;
+	v = kview__views_find(views, st->view_id);
+	for (j = 0; v && j < v->refused_cnt; j++) {
+		const char *what = v->refused[j].what, *why = NULL;
 		char **said;
 
 		for (k = 0; k < st->nsaid && strcmp(st->said[k], what); k++)
@@ -256,7 +257,7 @@ static void note_refused(struct exec_state *st)
 				st->tool, what, why ? ": " : "", why ? why : "", st->tool);
 		}
 	}
-	views_free(views, n);
+	kview__views_free(views);
 }
 
 /*
@@ -346,15 +347,16 @@ static bool tool_failed(int status)
  */
 static void note_on_behalf(struct exec_state *st)
 {
-	struct view *views, *v;
-	size_t n, j, k;
+	const struct kview_views_view *v;
+	struct kview_views *views;
+	size_t j, k;
 
-	if (st->quiet || views_read(&views, &n))
+	if (st->quiet || kview__views_read(NULL, &views))
 		return;
-	v = view_by_id(views, n, st->view_id);
-	for (j = 0; v && j < v->na; j++) {
+	v = kview__views_find(views, st->view_id);
+	for (j = 0; v && j < v->hooks_cnt; j++) {
 		for (k = 0; k < sizeof(on_behalf) / sizeof(on_behalf[0]); k++) {
-			const char *sym = v->a[j].symbol;
+			const char *sym = v->hooks[j].name;
 
 			if (strncmp(sym, on_behalf[k].prefix, strlen(on_behalf[k].prefix)) ||
 			    st->noted[on_behalf[k].group])
@@ -364,7 +366,7 @@ static void note_on_behalf(struct exec_state *st)
 			     st->tool, sym, on_behalf[k].why);
 		}
 	}
-	views_free(views, n);
+	kview__views_free(views);
 }
 
 /*

@@ -13,7 +13,7 @@
 
 #include "json.h"
 
-#define KVIEW_VERSION "0.4.0"
+#define KVIEW_VERSION "0.5.0"
 
 extern bool verbose;
 /* -j: JSON lines on stdout, kview's messages as JSON lines on stderr. */
@@ -96,44 +96,5 @@ __u32 record_type(const struct btf *btf, const char *map, bool only);
 void print_record(FILE *out, const char *map, const struct btf *btf,
 		  __u32 id, const void *data, size_t size);
 
-/* debugfs kview/views, parsed (views.c). */
-#define VIEWS_FILE "/sys/kernel/debug/kview/views"
-
-struct member {
-	int pid;
-	char comm[64];
-};
-
-struct attachment {
-	char kind[16];
-	unsigned long long addr;
-	char symbol[128];
-};
-
-/* A hook the view's attach scope refused ("fentry vfs_read"), and how often. */
-struct refusal {
-	unsigned int count;
-	char what[192];
-};
-
-struct view {
-	unsigned int id, flags, members, attachments, patches, pages, pt_pages;
-	unsigned long long bytes, out_of_scope;
-	struct member *m;
-	size_t nm;
-	struct attachment *a;
-	size_t na;
-	struct refusal *r;
-	size_t nr;
-};
-
-/*
- * Read every view: 0, or -errno (-ENOENT: no such file, i.e. no debugfs or
- * no CONFIG_KVIEW; -EPROTO: a line not in the kernel's format).
- */
-int views_read(struct view **views, size_t *n);
-void views_free(struct view *views, size_t n);
-/* The view with id @id among @views, or NULL. */
-struct view *view_by_id(struct view *views, size_t n, unsigned int id);
 
 #endif

@@ -17,7 +17,7 @@ static const char list_usage[] =
 "attached in it (kind, symbol, address), its memory (probe sites, copied\n"
 "text pages, page-table pages, bytes) and its out-of-scope hits: hooks\n"
 "reached through its text by a task outside it, which must stay 0.\n"
-"Reads " VIEWS_FILE " (debugfs, root only).\n"
+"Reads " KVIEW_VIEWS_FILE " (debugfs, root only).\n"
 "\n"
 "Options:\n"
 "  -j, --json   JSON lines, one per view: {\"type\":\"view\",\"id\":N,...}\n"
@@ -39,7 +39,7 @@ static const char *flags_str(unsigned int flags)
 }
 
 /* -j: one JSON line per view, {"type":"view","id":N,...}. */
-static void print_json(const struct view *v)
+static void print_json(const struct kview_views_view *v)
 {
 	struct json_writer w;
 	size_t j;
@@ -51,75 +51,77 @@ static void print_json(const struct view *v)
 	jw_key_bool(&w, "follow_exec", v->flags & KVIEW_F_FOLLOW_EXEC);
 	jw_key(&w, "members");
 	jw_begin_array(&w);
-	for (j = 0; j < v->nm; j++) {
+	for (j = 0; j < v->members_cnt; j++) {
 		jw_begin_object(&w);
-		jw_key_int(&w, "pid", v->m[j].pid);
-		jw_key_string(&w, "comm", v->m[j].comm);
+		jw_key_int(&w, "pid", v->members[j].pid);
+		jw_key_string(&w, "comm", v->members[j].comm);
 		jw_end_object(&w);
 	}
 	jw_end_array(&w);
 	jw_key(&w, "attachments");
 	jw_begin_array(&w);
-	for (j = 0; j < v->na; j++) {
+	for (j = 0; j < v->hooks_cnt; j++) {
 		jw_begin_object(&w);
-		jw_key_string(&w, "kind", v->a[j].kind);
-		jw_key_string(&w, "symbol", v->a[j].symbol);
+		jw_key_string(&w, "kind", v->hooks[j].kind);
+		jw_key_string(&w, "symbol", v->hooks[j].name);
 		jw_key(&w, "address");
-		jw_hex(&w, v->a[j].addr);
+		jw_hex(&w, v->hooks[j].addr);
 		jw_end_object(&w);
 	}
 	jw_end_array(&w);
 	jw_key(&w, "refused");
 	jw_begin_array(&w);
-	for (j = 0; j < v->nr; j++) {
+	for (j = 0; j < v->refused_cnt; j++) {
 		jw_begin_object(&w);
-		jw_key_string(&w, "hook", v->r[j].what);
-		jw_key_uint(&w, "count", v->r[j].count);
+		jw_key_string(&w, "hook", v->refused[j].what);
+		jw_key_uint(&w, "count", v->refused[j].count);
 		jw_end_object(&w);
 	}
 	jw_end_array(&w);
-	jw_key_uint(&w, "probe_sites", v->patches);
-	jw_key_uint(&w, "text_pages", v->pages);
-	jw_key_uint(&w, "page_table_pages", v->pt_pages);
+	jw_key_uint(&w, "probe_sites", v->nr_patches);
+	jw_key_uint(&w, "text_pages", v->nr_pages);
+	jw_key_uint(&w, "page_table_pages", v->nr_pt_pages);
 	jw_key_uint(&w, "bytes", v->bytes);
 	jw_key_uint(&w, "out_of_scope", v->out_of_scope);
 	jw_end_object(&w);
 }
 
-static void print_table(struct view *views, size_t n)
+static void print_table(const struct kview_views *views)
 {
 	size_t i, j;
 
-	if (!n) {
+	if (!views->cnt) {
 		printf("no kernel views\n");
 		return;
 	}
 	printf("%-5s %-23s %7s %7s %6s %6s %7s %9s %7s\n", "VIEW", "FLAGS",
 	       "MEMBERS", "ATTACH", "SITES", "PAGES", "TABLES", "BYTES",
 	       "OUTSIDE");
-	for (i = 0; i < n; i++) {
-		struct view *v = &views[i];
+	for (i = 0; i < views->cnt; i++) {
+		const struct kview_views_view *v = views->views[i];
 
 		printf("%-5u %-23s %7u %7u %6u %6u %7u %9llu %7llu\n", v->id,
-		       flags_str(v->flags), v->members, v->attachments,
-		       v->patches, v->pages, v->pt_pages, v->bytes,
+		       flags_str(v->flags), v->nr_members, v->nr_attachments,
+		       v->nr_patches, v->nr_pages, v->nr_pt_pages, v->bytes,
 		       v->out_of_scope);
-		for (j = 0; j < v->nm; j++)
-			printf("      process %d (%s)\n", v->m[j].pid, v->m[j].comm);
-		for (j = 0; j < v->na; j++)
-			printf("      %s %s at 0x%llx\n", v->a[j].kind,
-			       v->a[j].symbol, v->a[j].addr);
-		for (j = 0; j < v->nr; j++)
-			printf("      refused: %s (%u time%s)\n", v->r[j].what,
-			       v->r[j].count, v->r[j].count == 1 ? "" : "s");
+		for (j = 0; j < v->members_cnt; j++)
+			printf("      process %d (%s)\n", v->members[j].pid,
+			       v->members[j].comm);
+		for (j = 0; j < v->hooks_cnt; j++)
+			printf("      %s %s at 0x%llx\n", v->hooks[j].kind,
+			       v->hooks[j].name, v->hooks[j].addr);
+		for (j = 0; j < v->refused_cnt; j++)
+			printf("      refused: %s (%u time%s)\n",
+			       v->refused[j].what, v->refused[j].count,
+			       v->refused[j].count == 1 ? "" : "s");
 	}
 }
 
 int cmd_list(int argc, char **argv)
 {
-	struct view *views;
+	struct kview_views *views;
 	int a, err;
-	size_t i, n;
+	size_t i;
 
 	for (a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "-j") || !strcmp(argv[a], "--json"))
@@ -131,20 +133,21 @@ int cmd_list(int argc, char **argv)
 			die("list: unknown argument '%s' (see kview list --help)", argv[a]);
 		}
 	}
-	err = views_read(&views, &n);
+	err = kview__views_read(NULL, &views);
 	if (err == -ENOENT)
 		die("%s: %s (is debugfs mounted, and the kernel built with CONFIG_KVIEW?)",
-		    VIEWS_FILE, strerror(-err));
+		    KVIEW_VIEWS_FILE, strerror(-err));
 	if (err == -EPROTO)
-		die("%s: unexpected contents (a kernel of another kview version?)", VIEWS_FILE);
+		die("%s: unexpected contents (a kernel of another kview version?)",
+		    KVIEW_VIEWS_FILE);
 	if (err)
-		die("%s: %s", VIEWS_FILE, strerror(-err));
+		die("%s: %s", KVIEW_VIEWS_FILE, strerror(-err));
 	if (json_output) {
-		for (i = 0; i < n; i++)
-			print_json(&views[i]);
+		for (i = 0; i < views->cnt; i++)
+			print_json(views->views[i]);
 	} else {
-		print_table(views, n);
+		print_table(views);
 	}
-	views_free(views, n);
+	kview__views_free(views);
 	return 0;
 }

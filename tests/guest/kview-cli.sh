@@ -31,12 +31,12 @@ syscall_attach_done() {
 }
 
 # Wait (up to 30 s) until the attach started as $A shows $1 attachment(s)
-# in debugfs kview/views (what kview list reads), then leave it running:
+# in kview list, then leave it running:
 # the checks end it with SIGINT.
 attached() {
 	local i
 	for i in $(seq 300); do
-		[ "$(grep -c "^$(printf '\t')attach " /sys/kernel/debug/kview/views)" = "$1" ] && return 0
+		[ "$(views_hooks)" = "$1" ] && return 0
 		kill -0 $A 2>/dev/null || break
 		sleep 0.1
 	done

@@ -29,7 +29,7 @@ for tool in bpftrace opensnoop runqlat syscount sigsnoop bindsnoop solisten tcpc
 done
 
 # hooks: the attachments of every view (one view exists at a time here).
-hooks() { grep -c "^$(printf '\t')attach " /sys/kernel/debug/kview/views 2>/dev/null; }
+hooks() { views_hooks 2>/dev/null; }
 # alive PID: PID (a child) runs, and is not a zombie yet.
 alive() {
 	local st

@@ -133,12 +133,25 @@ static unsigned int count_lines(const char *path, const char *prefix)
 	return n;
 }
 
+/* The hooks attached in any view, as kview/views lists them. */
+static unsigned int views_hooks(void)
+{
+	struct kview_views *views = views_read();
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < views->cnt; i++)
+		n += views->views[i]->hooks_cnt;
+	kview__views_free(views);
+	return n;
+}
+
 static struct state state(void)
 {
 	struct state s;
 
 	s.stats = kview_stats_settled(~0u);
-	s.attachments = count_lines("/sys/kernel/debug/kview/views", "\tattach ");
+	s.attachments = views_hooks();
 	s.kprobes = count_lines("/sys/kernel/debug/kprobes/list", "");
 	s.syscall_work = count_lines("/sys/kernel/debug/kview/syscall_work", "");
 	s.bad = kview_verify_total(NULL);

@@ -30,7 +30,7 @@ perf_count() {
 "$W" spin & T=$!
 "$K" attach --pid "$T" --duration 600 "$OBJ" >"$KVIEW_RESULTS/perf-attach.out" 2>&1 &
 A=$!
-views_wait "attach tracepoint" || bad "the view program did not attach"
+views_wait 'any(.[].attachments[]; .kind == "tracepoint")' || bad "the view program did not attach"
 
 with=$(perf_count)
 say "perf stat -a, marked reads of a $N-read workload, while $T's view traces the tracepoint: $with"

@@ -2462,108 +2462,22 @@ static void *actor_main(void *arg)
 /* ------------------------------------------------------------------ */
 /* debugfs kview/views                                                 */
 
-struct kpatch {
-	char kind[16];
-	char sym[128];
-	unsigned long addr;
-	unsigned int len;
-	unsigned char insn[16], orig[16];
-};
-
-struct kvent {
-	unsigned int id, flags, members, attachments, patches, pages, pt_pages;
-	int npids;
-	pid_t pids[64];
-	int npatch, cap;
-	struct kpatch *patch;
-};
-
-struct kvlist {
-	int n;
-	struct kvent e[80];
-};
-
-static int unhex(const char *s, unsigned char *b, int max)
+/* The views as the kernel lists them (libkview's parser of the format). */
+static struct kview_views *read_views(void)
 {
-	int n = 0;
-	unsigned int v;
+	struct kview_views *l;
+	int err = kview__views_read(NULL, &l);
 
-	while (n < max && s[0] && s[1] && sscanf(s, "%2x", &v) == 1) {
-		b[n++] = v;
-		s += 2;
-	}
-	return n;
-}
-
-static void kvlist_free(struct kvlist *l)
-{
-	int i;
-
-	if (!l)
-		return;
-	for (i = 0; i < l->n; i++)
-		free(l->e[i].patch);
-	free(l);
-}
-
-static struct kvlist *read_views(void)
-{
-	struct kvlist *l = calloc(1, sizeof(*l));
-	char *buf = read_all(KVIEW_DEBUGFS "views"), *line, *save = NULL;
-	struct kvent *e = NULL;
-
-	if (!l || !buf) {
-		violation("read %sviews: %s", KVIEW_DEBUGFS, strerror(errno));
-		free(buf);
+	if (!err)
 		return l;
+	violation("read %sviews: %s", KVIEW_DEBUGFS, strerror(-err));
+	/* No views, for the checks to go on with. */
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		perror("kview-stress: calloc");
+		exit(2);
 	}
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char insn[64], orig[64];
-		struct kpatch p;
-		pid_t pid;
-
-		if (!strncmp(line, "view ", 5)) {
-			if (l->n == 80)
-				break;
-			e = &l->e[l->n++];
-			sscanf(line, "view %u flags %x members %u attachments %u patches %u pages %u pt_pages %u",
-			       &e->id, &e->flags, &e->members, &e->attachments,
-			       &e->patches, &e->pages, &e->pt_pages);
-		} else if (e && sscanf(line, "\tpid %d", &pid) == 1) {
-			if (e->npids < 64)
-				e->pids[e->npids++] = pid;
-		} else if (e && sscanf(line, "\tpatch %15s %lx %127s insn %63s orig %63s",
-				       p.kind, &p.addr, p.sym, insn, orig) == 5) {
-			p.len = unhex(insn, p.insn, 16);
-			if (unhex(orig, p.orig, 16) != (int)p.len || !p.len) {
-				violation("kview/views: odd patch line '%s'", line);
-				continue;
-			}
-			if (e->npatch == e->cap) {
-				int cap = e->cap ? 2 * e->cap : 16;
-				struct kpatch *np = realloc(e->patch, cap * sizeof(*np));
-
-				if (!np)
-					continue;
-				e->patch = np;
-				e->cap = cap;
-			}
-			e->patch[e->npatch++] = p;
-		}
-	}
-	free(buf);
 	return l;
-}
-
-static struct kvent *kvlist_find(struct kvlist *l, unsigned int id)
-{
-	int i;
-
-	for (i = 0; l && i < l->n; i++)
-		if (l->e[i].id == id)
-			return &l->e[i];
-	return NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2578,24 +2492,24 @@ static bool have_verify = true;
  * its live members.  Views we consider dead and exited members may lag
  * (work item, last mm reference): poll for a while.  Returns the views.
  */
-static struct kvlist *check_membership(void)
+static struct kview_views *check_membership(void)
 {
 	char diff[1024];
-	struct kvlist *l = NULL;
+	struct kview_views *l = NULL;
 	double end = now() + 3.0;
-	int i, j, k;
-	size_t len;
+	size_t i, k, len;
+	int j;
 
 	for (;;) {
-		kvlist_free(l);
+		kview__views_free(l);
 		l = read_views();
 		len = 0;
 		diff[0] = '\0';
 #define DIFF(...) (len += snprintf(diff + len,				\
 				      len < sizeof(diff) ? sizeof(diff) - len : 0, \
 				      __VA_ARGS__))
-		for (i = 0; i < l->n; i++) {
-			struct kvent *e = &l->e[i];
+		for (i = 0; i < l->cnt; i++) {
+			const struct kview_views_view *e = l->views[i];
 			struct view *v = NULL;
 
 			for (j = 0; j < VIEW_SLOTS; j++)
@@ -2603,39 +2517,40 @@ static struct kvlist *check_membership(void)
 					v = &G.views[j];
 			if (!v) {
 				DIFF(" kernel view %u (%u member(s), %u attachment(s)) is not ours or should be dead;",
-				     e->id, e->members, e->attachments);
+				     e->id, e->nr_members, e->nr_attachments);
 				continue;
 			}
-			for (k = 0; k < e->npids; k++) {
+			for (k = 0; k < e->members_cnt; k++) {
+				pid_t pid = e->members[k].pid;
 				struct worker *w = NULL;
 
 				for (j = 0; j < WORKER_SLOTS; j++)
 					if (G.workers[j].used &&
-					    G.workers[j].pid == e->pids[k])
+					    G.workers[j].pid == pid)
 						w = &G.workers[j];
 				if (!w || w->view != v)
 					DIFF(" pid %d (%s) is in %s, we think in %s;",
-					     e->pids[k], comm_of(e->pids[k]),
+					     pid, comm_of(pid),
 					     view_desc(v), w ? view_desc(w->view) :
 					     "none (not a live worker)");
 			}
 		}
 		for (j = 0; j < WORKER_SLOTS; j++) {
 			struct worker *w = &G.workers[j];
-			struct kvent *e;
+			const struct kview_views_view *e;
 			bool found = false;
 
 			if (!w->used || !w->view)
 				continue;
-			e = kvlist_find(l, w->view->kid);
-			for (k = 0; e && k < e->npids; k++)
-				found |= e->pids[k] == w->pid;
+			e = kview__views_find(l, w->view->kid);
+			for (k = 0; e && k < e->members_cnt; k++)
+				found |= e->members[k].pid == w->pid;
 			if (!found)
 				DIFF(" worker %d should be in %s%s;", w->pid,
 				     view_desc(w->view), e ? "" : ", which the kernel does not list");
 		}
 		for (j = 0; j < VIEW_SLOTS; j++)
-			if (G.views[j].used && !kvlist_find(l, G.views[j].kid))
+			if (G.views[j].used && !kview__views_find(l, G.views[j].kid))
 				DIFF(" %s is not listed;", view_desc(&G.views[j]));
 #undef DIFF
 		if (!len || now() > end)
@@ -2648,44 +2563,47 @@ static struct kvlist *check_membership(void)
 }
 
 /* Does one of @e's patches cover @addr? */
-static bool patched(const struct kvent *e, unsigned long addr)
+static bool patched(const struct kview_views_view *e, unsigned long addr)
 {
-	int i;
+	size_t i;
 
-	for (i = 0; i < e->npatch; i++)
-		if (addr >= e->patch[i].addr && addr < e->patch[i].addr + e->patch[i].len)
+	for (i = 0; i < e->patches_cnt; i++)
+		if (addr >= e->patches[i].addr &&
+		    addr < e->patches[i].addr + e->patches[i].len)
 			return true;
 	return false;
 }
 
 /* Invariant 4 for one view; the first mismatch in @why, or 0. */
-static int check_view_text(struct view *v, struct kvent *e, char *why, size_t sz)
+static int check_view_text(struct view *v, const struct kview_views_view *e,
+			   char *why, size_t sz)
 {
 	unsigned char vb[64], gb[64];
 	unsigned long lo, hi, page, a;
-	int i;
+	size_t i;
 
-	if (e->npatch != (int)e->patches) {
-		snprintf(why, sz, "%s: header says %u patch(es), %d listed",
-			 view_desc(v), e->patches, e->npatch);
+	if (e->patches_cnt != e->nr_patches) {
+		snprintf(why, sz, "%s: header says %u patch(es), %zu listed",
+			 view_desc(v), e->nr_patches, e->patches_cnt);
 		return -1;
 	}
-	if ((v->flags & KVIEW_F_FILTER) && (e->patches || e->pages || e->pt_pages)) {
+	if ((v->flags & KVIEW_F_FILTER) &&
+	    (e->nr_patches || e->nr_pages || e->nr_pt_pages)) {
 		snprintf(why, sz, "filter %s has %u patch(es), %u page(s), %u table page(s)",
-			 view_desc(v), e->patches, e->pages, e->pt_pages);
+			 view_desc(v), e->nr_patches, e->nr_pages, e->nr_pt_pages);
 		return -1;
 	}
-	for (i = 0; i < e->npatch; i++) {
-		struct kpatch *p = &e->patch[i];
+	for (i = 0; i < e->patches_cnt; i++) {
+		const struct kview_views_patch *p = &e->patches[i];
 
 		if (kview__read_text(v->kv, p->addr, vb, gb, p->len)) {
-			snprintf(why, sz, "%s: KVIEW_IOC_READ_TEXT at %#lx (%s): %s",
-				 view_desc(v), p->addr, p->sym, strerror(errno));
+			snprintf(why, sz, "%s: KVIEW_IOC_READ_TEXT at %#llx (%s): %s",
+				 view_desc(v), p->addr, p->symbol, strerror(errno));
 			return -1;
 		}
 		if (memcmp(vb, p->insn, p->len) || memcmp(gb, p->orig, p->len)) {
-			snprintf(why, sz, "%s: %s patch at %#lx (%s): view %s global %s, debugfs insn %s orig %s",
-				 view_desc(v), p->kind, p->addr, p->sym,
+			snprintf(why, sz, "%s: %s patch at %#llx (%s): view %s global %s, debugfs insn %s orig %s",
+				 view_desc(v), p->kind, p->addr, p->symbol,
 				 hexbytes(vb, p->len), hexbytes(gb, p->len),
 				 hexbytes(p->insn, p->len), hexbytes(p->orig, p->len));
 			return -1;
@@ -2704,7 +2622,7 @@ static int check_view_text(struct view *v, struct kvent *e, char *why, size_t sz
 			if (patched(e, a) || vb[a - lo] == gb[a - lo])
 				continue;
 			snprintf(why, sz, "%s: byte at %#lx (near the %s patch at %s) differs outside its patches: view %02x global %02x; view %s / global %s around %#lx",
-				 view_desc(v), a, p->kind, p->sym, vb[a - lo],
+				 view_desc(v), a, p->kind, p->symbol, vb[a - lo],
 				 gb[a - lo], hexbytes(vb, hi - lo),
 				 hexbytes(gb, hi - lo), lo);
 			return -1;
@@ -2713,7 +2631,7 @@ static int check_view_text(struct view *v, struct kvent *e, char *why, size_t sz
 	return 0;
 }
 
-static void check_text(struct kvlist *l)
+static void check_text(struct kview_views *l)
 {
 	char why[1024];
 	int i, try;
@@ -2724,15 +2642,15 @@ static void check_text(struct kvlist *l)
 		if (!v->used || !v->kv)
 			continue;
 		for (try = 0; try < 3; try++) {
-			struct kvent *e;
+			const struct kview_views_view *e;
 
 			if (try) {
 				/* Something may have moved the global text. */
 				usleep(100000);
-				kvlist_free(l);
+				kview__views_free(l);
 				l = read_views();
 			}
-			e = kvlist_find(l, v->kid);
+			e = kview__views_find(l, v->kid);
 			if (!e) {
 				snprintf(why, sizeof(why), "%s not in kview/views",
 					 view_desc(v));
@@ -2744,7 +2662,7 @@ static void check_text(struct kvlist *l)
 		if (try == 3)
 			violation("check %d: text: %s", phase, why);
 	}
-	kvlist_free(l);
+	kview__views_free(l);
 
 	if (!have_verify)
 		return;
@@ -2970,7 +2888,7 @@ static void check_phase(bool final)
 	struct attach *extra[2] = { NULL, NULL };
 	long long sum = 0;
 	bool pre_tp[NR_HOOKS] = { false }, view_tp[NR_HOOKS] = { false };
-	struct kvlist *l;
+	struct kview_views *l;
 	double t0 = now();
 	int r, i, j, nread = 0, cand[ATTACH_SLOTS], nc = 0;
 

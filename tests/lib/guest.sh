@@ -8,9 +8,12 @@
 #   bad MSG...        a failure: a "FAIL:" diagnostic, counted in $fails
 #   stats_clean WHAT  kview/stats must show no view, member, patch, page or
 #                     page-table page left (after WHAT)
-#   views_wait RE [N] wait up to N tenths of a second (default 100) until a
-#                     line of debugfs kview/views matches the grep regex RE;
-#                     status 0 if one did
+#   views_json        kview list -j, one JSON line per view (debugfs
+#                     kview/views, read by libkview's parser)
+#   views_hooks       the hooks attached in all views together
+#   views_wait JQ [N] wait up to N tenths of a second (default 100) until
+#                     the jq filter JQ, given the array of views, is true
+#                     (jq -e); status 0 if it was
 
 fails=0
 
@@ -26,11 +29,15 @@ stats_clean() {
 	esac
 }
 
+views_json() { "${KVIEW_BUILD:?}/userspace/kview" list -j; }
+
+views_hooks() { views_json | jq -s '[.[].attachments | length] | add // 0'; }
+
 views_wait() {
 	local _
 	for _ in $(seq "${2:-100}"); do
-		grep -q "$1" /sys/kernel/debug/kview/views 2>/dev/null && return 0
+		views_json 2>/dev/null | jq -e -s "$1" >/dev/null && return 0
 		sleep 0.1
 	done
-	grep -q "$1" /sys/kernel/debug/kview/views 2>/dev/null
+	views_json | jq -e -s "$1" >/dev/null
 }

@@ -175,6 +175,87 @@ struct bpf_program *kview_links__program(const struct kview_links *links,
 /* Detach every program (destroy the links) and free @links. */
 void kview_links__destroy(struct kview_links *links);
 
+/*
+ * debugfs kview/views, parsed: every view with its member processes, the
+ * hooks attached in it, the hooks its attach scope refused and the patches
+ * in its text.  The file is the kernel's diagnostic view of every view on
+ * the machine (root, debugfs mounted), not the view handle's: a snapshot,
+ * read once.  Arrays are in the kernel's order; the element structs of
+ * the arrays keep their layout for soname libkview.so.0, and a view
+ * (struct kview_views_view) may grow at its end.
+ */
+#define KVIEW_VIEWS_FILE "/sys/kernel/debug/kview/views"
+#define KVIEW_VIEWS_INSN_MAX 16
+
+struct kview_views_member {
+	int pid;			/* the process (its tgid) */
+	char comm[64];
+};
+
+/* A hook attached in the view: "kprobe", "tracepoint", "fentry", ... */
+struct kview_views_hook {
+	char kind[16];
+	unsigned long long addr;
+	char name[128];			/* symbol+off/size, or system:event */
+};
+
+/* A hook the view's attach scope refused ("fentry vfs_read"), how often. */
+struct kview_views_refusal {
+	unsigned int count;
+	char what[192];
+};
+
+/* Bytes of the view's text that differ from the global text. */
+struct kview_views_patch {
+	char kind[16];			/* "kprobe", "jump", "trampoline", "call" */
+	unsigned long long addr;
+	char symbol[128];		/* symbol+off/size */
+	unsigned int len;
+	unsigned char insn[KVIEW_VIEWS_INSN_MAX];	/* the view's bytes */
+	unsigned char orig[KVIEW_VIEWS_INSN_MAX];	/* the global bytes */
+};
+
+struct kview_views_view {
+	unsigned int id;
+	unsigned int flags;		/* KVIEW_F_* */
+	/* The kernel's counts (struct kview_info's) */
+	unsigned int nr_members;
+	unsigned int nr_attachments;
+	unsigned int nr_patches;
+	unsigned int nr_pages;
+	unsigned int nr_pt_pages;
+	unsigned long long bytes;
+	/* Hooks of the view reached through its text by a task outside it */
+	unsigned long long out_of_scope;
+	struct kview_views_member *members;
+	size_t members_cnt;
+	struct kview_views_hook *hooks;
+	size_t hooks_cnt;
+	struct kview_views_refusal *refused;
+	size_t refused_cnt;
+	struct kview_views_patch *patches;
+	size_t patches_cnt;
+};
+
+struct kview_views {
+	unsigned int version;		/* the format's */
+	size_t cnt;
+	struct kview_views_view **views;
+};
+
+/*
+ * Read @path (NULL: KVIEW_VIEWS_FILE) into a new *@views, which
+ * kview__views_free() frees.  Returns 0 or a negative errno: ENOENT (no
+ * such file: debugfs not mounted, or a kernel without kernel views),
+ * EACCES, EPROTO (a line that is not in a format this library knows: a
+ * newer kernel's "version" line, say), ENOMEM.
+ */
+int kview__views_read(const char *path, struct kview_views **views);
+void kview__views_free(struct kview_views *views);
+/* The view with id @id in @views, or NULL (errno ENOENT). */
+const struct kview_views_view *
+kview__views_find(const struct kview_views *views, unsigned int id);
+
 #ifdef __cplusplus
 }
 #endif
