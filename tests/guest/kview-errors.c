@@ -546,5 +546,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: kview-errors targets|privileges|scope|explicit\n");
 		return 2;
 	}
-	return 0;
+	return check_status();
 }

@@ -286,5 +286,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: kview-explicit links|errors\n");
 		return 2;
 	}
-	return 0;
+	return check_status();
 }
