@@ -29,6 +29,9 @@ skels_kview-multi := multi session
 skels_kview-trampoline := tramp
 skels_kview-tlb := tlb
 skels_kview-explicit := explicit
+# Tests built of more than one file: the other sources
+srcs_kview-stress := $(sort $(wildcard $(ROOT)/tests/guest/stress/*.c))
+deps_kview-stress := $(srcs_kview-stress) $(ROOT)/tests/guest/stress/stress.h
 # Tests that need the series' own UAPI (bpf.h's BPF_F_KVIEW_FD), which
 # Debian's linux-libc-dev (6.1) does not have: build/khdr first.
 khdr_kview-explicit := 1
@@ -44,10 +47,10 @@ tests: $(addprefix $(TEST_GUEST_OUT)/,$(TEST_GUEST_PROGS)) $(TEST_BPF_OBJS)
 .SECONDEXPANSION:
 $(TEST_GUEST_OUT)/%: $(ROOT)/tests/guest/%.c $$(addprefix $(TEST_BPF_OUT)/,$$(addsuffix .skel.h,$$(skels_$$*))) \
 		$(wildcard $(ROOT)/tests/lib/*.h) $(LIBKVIEW_A) $(LIBKVIEW_HDRS) \
-		$$(if $$(khdr_$$*),$(KHDR)/usr/include/linux/kview.h)
+		$$(if $$(khdr_$$*),$(KHDR)/usr/include/linux/kview.h) $$(deps_$$*)
 	@mkdir -p $(@D)
 	@echo "  CC      tests/guest/$*"
-	$(Q)$(CC) $(TEST_CFLAGS) $(if $(khdr_$*),-isystem $(KHDR)/usr/include) $(LDFLAGS) $< -o $@ \
+	$(Q)$(CC) $(TEST_CFLAGS) $(if $(khdr_$*),-isystem $(KHDR)/usr/include) $(LDFLAGS) $< $(srcs_$*) -o $@ \
 		$(LIBKVIEW_A) $(LDLIBS_BPF) -lpthread
 
 # The series' kselftests (tools/testing/selftests/kview/ in the generated
