@@ -406,29 +406,11 @@ struct attach *check_attach(enum hook hook, struct attach *pair)
 	return at;
 }
 
-void check_phase(bool final)
+/* Sometimes the in-eBPF reference, or a global program, for this phase. */
+static void check_extra_attach(struct attach *extra[2])
 {
-	struct attach *extra[2] = { NULL, NULL };
-	long long sum = 0;
-	bool pre_tp[NR_HOOKS] = { false }, view_tp[NR_HOOKS] = { false };
-	struct kview_views *l;
-	double t0 = now();
-	int r, i, j, nread = 0, cand[ATTACH_SLOTS], nc = 0;
+	int i, nc = 0, cand[ATTACH_SLOTS];
 
-	phase++;
-	r = 10 + rnd(&main_rng, 50);
-	reap();
-	pthread_mutex_lock(&G.lock);
-	pthread_mutex_lock(&T.lock);
-
-	/* Workers stop; the kernel's membership is ours. */
-	beat("check: pause the workers");
-	workers_all(CMD_RUN, 0);
-	beat("check: membership");
-	l = check_membership();
-	beat("check: extra attachments");
-
-	/* Sometimes the in-eBPF reference, or a global program, for this phase. */
 	for (i = 0; i < ATTACH_SLOTS; i++) {
 		struct attach *at = &G.attach[i];
 
@@ -445,8 +427,17 @@ void check_phase(bool final)
 
 		extra[1] = check_attach(h, NULL);
 	}
+}
 
-	/* Before. */
+/*
+ * The counts before the reads: each read program's for each worker, the
+ * global perf events'; which tracepoints have a filter-view (@pre_tp) or
+ * view (@view_tp) program on them.
+ */
+static void check_before(bool *pre_tp, bool *view_tp)
+{
+	int i, j;
+
 	for (i = 0; i < ATTACH_SLOTS; i++) {
 		struct attach *at = &G.attach[i];
 
@@ -463,17 +454,17 @@ void check_phase(bool final)
 	for (i = 0; i <= MAX_PERF; i++)
 		if (T.perf[i].used)
 			T.perf[i].before = perf_read(&T.perf[i]);
+}
 
-	beat("check: reads");
-	workers_read(r);
-	beat("check: counts");
+/*
+ * Invariant 2: after @r marked reads in each thread of each worker, every
+ * read program counted them for its members (everybody, for a global one)
+ * and nothing for the others; an in-eBPF reference what its pair did.
+ */
+static void check_equality(int r)
+{
+	int i, j;
 
-	/* After: invariants 2 and 3. */
-	for (j = 0; j < WORKER_SLOTS; j++)
-		if (G.workers[j].used) {
-			sum += (long long)r * G.workers[j].threads;
-			nread++;
-		}
 	for (i = 0; i < ATTACH_SLOTS; i++) {
 		struct attach *at = &G.attach[i];
 
@@ -513,6 +504,13 @@ void check_phase(bool final)
 			}
 		}
 	}
+}
+
+/* Invariant 3: global perf counting events saw at least the @sum reads. */
+static void check_perf(long long sum, const bool *pre_tp, const bool *view_tp)
+{
+	int i;
+
 	for (i = 0; i <= MAX_PERF; i++) {
 		struct perfev *p = &T.perf[i];
 		long long got;
@@ -535,6 +533,44 @@ void check_phase(bool final)
 				  " [known: a view program on the tracepoint silences global perf users]" :
 				  " (no view program on it)");
 	}
+}
+
+void check_phase(bool final)
+{
+	struct attach *extra[2] = { NULL, NULL };
+	long long sum = 0;
+	bool pre_tp[NR_HOOKS] = { false }, view_tp[NR_HOOKS] = { false };
+	struct kview_views *l;
+	double t0 = now();
+	int r, i, j, nread = 0;
+
+	phase++;
+	r = 10 + rnd(&main_rng, 50);
+	reap();
+	pthread_mutex_lock(&G.lock);
+	pthread_mutex_lock(&T.lock);
+
+	/* Workers stop; the kernel's membership is ours. */
+	beat("check: pause the workers");
+	workers_all(CMD_RUN, 0);
+	beat("check: membership");
+	l = check_membership();
+	beat("check: extra attachments");
+	check_extra_attach(extra);
+	check_before(pre_tp, view_tp);
+
+	beat("check: reads");
+	workers_read(r);
+	beat("check: counts");
+
+	/* After: invariants 2 and 3. */
+	for (j = 0; j < WORKER_SLOTS; j++)
+		if (G.workers[j].used) {
+			sum += (long long)r * G.workers[j].threads;
+			nread++;
+		}
+	check_equality(r);
+	check_perf(sum, pre_tp, view_tp);
 
 	/* Invariants 1 and 2 (exits), 4. */
 	beat("check: scope");
