@@ -542,45 +542,74 @@ static int sessions(void)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The two functions the links of links_test() go on, and their cookies. */
+static const char *link_syms[] = { "ksys_read", "ksys_write" };
+static const __u64 link_cookies[] = { 0x1111, 0x2222 };
+
+/*
+ * After the target and the decoy ran: each function's view program saw
+ * the target as often as the in-eBPF reference (and with its cookie), and
+ * a global link of the mixed mode saw both.
+ */
+static void check_counts(struct multi *view, struct multi *global, bool ret,
+			 pid_t target, pid_t decoy, const unsigned long *ip)
+{
+	size_t mine, others;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct hit h = hits(view, target, ret, ip[i]);
+		__u64 want = ret ? ref(view, 2 + i) : ref(view, i);
+		__u64 got = ret ? h.ret_one : h.count;
+
+		diag("%s: target %d: kview %llu (cookie %#llx, %llu bad), in-eBPF %llu; decoy %d: kview %llu",
+		     link_syms[i], target, (unsigned long long)got,
+		     (unsigned long long)h.cookie,
+		     (unsigned long long)h.bad_cookie,
+		     (unsigned long long)want, decoy,
+		     (unsigned long long)hits(view, decoy, ret, ip[i]).count);
+		check(want >= READS, "in-eBPF saw only %llu of %d",
+		      (unsigned long long)want, READS);
+		check_eq(got, want);
+		check_eq(h.cookie, link_cookies[i]);
+		check_eq(h.bad_cookie, 0);
+		if (global) {
+			struct hit gt = hits(global, target, ret, ip[i]);
+			struct hit gd = hits(global, decoy, ret, ip[i]);
+
+			diag("global link: target %llu, decoy %llu",
+			     (unsigned long long)gt.count,
+			     (unsigned long long)gd.count);
+			check_eq(gt.count, h.count);
+			check(gd.count >= READS, "the global link missed the decoy: %llu",
+			      (unsigned long long)gd.count);
+		}
+	}
+	mine = keys_of(view, target, &others);
+	check_eq(mine, 2);
+	check_eq(others, 0);
+}
+
+/*
+ * entry, return, mixed, filter: a kprobe_multi link on ksys_read and
+ * ksys_write in the target's view (a filter view for filter), an in-eBPF
+ * reference beside it, and for mixed the same link globally too.
+ */
+static int links_test(const char *mode, bool ret, bool filter)
 {
 	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
 		       "count=5000", "status=none", NULL };
-	const char *syms[] = { "ksys_read", "ksys_write" };
-	const __u64 cookies[] = { 0x1111, 0x2222 };
-	const char *mode = argc > 1 ? argv[1] : "";
 	unsigned char gbefore[2][1], vbuf[1], gbuf[1];
 	struct multi *view, *global = NULL;
 	struct bpf_link *ref_links[4], *view_link, *global_link = NULL;
 	LIBBPF_OPTS(kview_opts, fopts, .filter = true);
-	bool ret = false, filter = false;
 	unsigned long ip[2], site[2];
 	struct kview_info info;
 	unsigned int nviews;
 	pid_t target, decoy;
 	struct kview *kv;
-	size_t mine, others;
 	int i;
 
-	/* fprobe, which kprobe_multi links are built on. */
-	if (!ksym_find("register_fprobe"))
-		return without_fprobe(mode);
-	if (!strcmp(mode, "return")) {
-		ret = true;
-	} else if (!strcmp(mode, "filter")) {
-		filter = true;
-	} else if (!strcmp(mode, "many")) {
-		return many();
-	} else if (!strcmp(mode, "bad")) {
-		return bad();
-	} else if (!strcmp(mode, "dup")) {
-		return duplicates();
-	} else if (!strcmp(mode, "session")) {
-		return sessions();
-	} else if (strcmp(mode, "entry") && strcmp(mode, "mixed")) {
-		fprintf(stderr, "usage: kview-multi entry|return|mixed|filter|many|bad|dup|session\n");
-		return 2;
-	}
 	/* What bpf_get_func_ip() says, and where the views' calls go. */
 	ip[0] = ksym("ksys_read");
 	ip[1] = ksym("ksys_write");
@@ -604,10 +633,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < 4; i++)
 		check(ref_links[i], "attach the in-eBPF reference: %s",
 		      strerror(errno));
-	view_link = attach_multi(view, kv, ret, syms, cookies, 2);
+	view_link = attach_multi(view, kv, ret, link_syms, link_cookies, 2);
 	if (!strcmp(mode, "mixed")) {
 		global = load(0);
-		global_link = attach_multi(global, NULL, ret, syms, cookies, 2);
+		global_link = attach_multi(global, NULL, ret, link_syms, link_cookies, 2);
 	}
 
 	check(!kview__info(kv, &info), "info: %s", strerror(errno));
@@ -615,10 +644,10 @@ int main(int argc, char **argv)
 		check(!kview__read_text(kv, site[i], vbuf, gbuf, 1),
 		      "read text: %s", strerror(errno));
 		diag("%s at %#lx: view %02x, global %02x (before: %02x)",
-		     syms[i], site[i], vbuf[0], gbuf[0], gbefore[i][0]);
+		     link_syms[i], site[i], vbuf[0], gbuf[0], gbefore[i][0]);
 		if (filter) {
 			/* The fprobe arms ftrace's call, for everyone. */
-			check(gbuf[0] != gbefore[i][0], "the fprobe did not arm %s", syms[i]);
+			check(gbuf[0] != gbefore[i][0], "the fprobe did not arm %s", link_syms[i]);
 			check_eq(vbuf[0], gbuf[0]);
 		} else {
 			check_view_kprobe_insn(kv, site[i], true);
@@ -637,38 +666,7 @@ int main(int argc, char **argv)
 	resume(decoy);
 	check_eq(wait_exit(target), 0);
 	check_eq(wait_exit(decoy), 0);
-
-	for (i = 0; i < 2; i++) {
-		struct hit h = hits(view, target, ret, ip[i]);
-		__u64 want = ret ? ref(view, 2 + i) : ref(view, i);
-		__u64 got = ret ? h.ret_one : h.count;
-
-		diag("%s: target %d: kview %llu (cookie %#llx, %llu bad), in-eBPF %llu; decoy %d: kview %llu",
-		     syms[i], target, (unsigned long long)got,
-		     (unsigned long long)h.cookie,
-		     (unsigned long long)h.bad_cookie,
-		     (unsigned long long)want, decoy,
-		     (unsigned long long)hits(view, decoy, ret, ip[i]).count);
-		check(want >= READS, "in-eBPF saw only %llu of %d",
-		      (unsigned long long)want, READS);
-		check_eq(got, want);
-		check_eq(h.cookie, cookies[i]);
-		check_eq(h.bad_cookie, 0);
-		if (global) {
-			struct hit gt = hits(global, target, ret, ip[i]);
-			struct hit gd = hits(global, decoy, ret, ip[i]);
-
-			diag("global link: target %llu, decoy %llu",
-			     (unsigned long long)gt.count,
-			     (unsigned long long)gd.count);
-			check_eq(gt.count, h.count);
-			check(gd.count >= READS, "the global link missed the decoy: %llu",
-			      (unsigned long long)gd.count);
-		}
-	}
-	mine = keys_of(view, target, &others);
-	check_eq(mine, 2);
-	check_eq(others, 0);
+	check_counts(view, global, ret, target, decoy, ip);
 
 	if (global) {
 		bpf_link__destroy(global_link);
@@ -691,4 +689,29 @@ int main(int argc, char **argv)
 	multi__destroy(view);
 	check_stats_clean();
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	/* fprobe, which kprobe_multi links are built on. */
+	if (!ksym_find("register_fprobe"))
+		return without_fprobe(mode);
+	if (!strcmp(mode, "entry") || !strcmp(mode, "mixed"))
+		return links_test(mode, false, false);
+	if (!strcmp(mode, "return"))
+		return links_test(mode, true, false);
+	if (!strcmp(mode, "filter"))
+		return links_test(mode, false, true);
+	if (!strcmp(mode, "many"))
+		return many();
+	if (!strcmp(mode, "bad"))
+		return bad();
+	if (!strcmp(mode, "dup"))
+		return duplicates();
+	if (!strcmp(mode, "session"))
+		return sessions();
+	fprintf(stderr, "usage: kview-multi entry|return|mixed|filter|many|bad|dup|session\n");
+	return 2;
 }
