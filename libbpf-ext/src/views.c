@@ -30,16 +30,21 @@
 /* The newest format this library reads. */
 #define VIEWS_VERSION_MAX	1
 
-/* Room for @n + 1 elements of @size at *@p, whose @n are in use. */
-static int grow(void **p, size_t n, size_t size)
+/*
+ * A new element of @size, zeroed, at the end of the array *@p of *@cnt
+ * elements (which it counts); NULL if there is no memory for it.
+ */
+static void *append(void *p, size_t *cnt, size_t size)
 {
-	void *q = realloc(*p, (n + 1) * size);
+	void **arr = p;
+	char *q = realloc(*arr, (*cnt + 1) * size);
 
 	if (!q)
-		return -ENOMEM;
-	*p = q;
-	memset((char *)q + n * size, 0, size);
-	return 0;
+		return NULL;
+	*arr = q;
+	q += (*cnt)++ * size;
+	memset(q, 0, size);
+	return q;
 }
 
 static void view_free(struct kview_views_view *v)
@@ -85,14 +90,12 @@ static int parse_view(struct kview_views *views, const char *line)
 {
 	struct kview_views_view *v, **vv;
 
-	vv = realloc(views->views, (views->cnt + 1) * sizeof(*vv));
+	vv = append(&views->views, &views->cnt, sizeof(*vv));
 	if (!vv)
 		return -ENOMEM;
-	views->views = vv;
-	v = calloc(1, sizeof(*v));
+	v = *vv = calloc(1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	vv[views->cnt++] = v;
 	if (sscanf(line, "view %u flags %x members %u attachments %u patches %u pages %u pt_pages %u bytes %llu out_of_scope %llu",
 		   &v->id, &v->flags, &v->nr_members, &v->nr_attachments,
 		   &v->nr_patches, &v->nr_pages, &v->nr_pt_pages, &v->bytes,
@@ -113,27 +116,27 @@ static int parse_detail(struct kview_views_view *v, const char *line)
 	if (!strncmp(line, "\tpid ", 5)) {
 		struct kview_views_member *m;
 
-		if (grow((void **)&v->members, v->members_cnt, sizeof(*m)))
+		m = append(&v->members, &v->members_cnt, sizeof(*m));
+		if (!m)
 			return -ENOMEM;
-		m = &v->members[v->members_cnt++];
 		if (sscanf(line, "\tpid %d %n", &m->pid, &used) != 1 || !used)
 			return -EPROTO;
 		snprintf(m->comm, sizeof(m->comm), "%s", line + used);
 	} else if (!strncmp(line, "\tattach ", 8)) {
 		struct kview_views_hook *h;
 
-		if (grow((void **)&v->hooks, v->hooks_cnt, sizeof(*h)))
+		h = append(&v->hooks, &v->hooks_cnt, sizeof(*h));
+		if (!h)
 			return -ENOMEM;
-		h = &v->hooks[v->hooks_cnt++];
 		if (sscanf(line, "\tattach %15s %llx %127s", h->kind, &h->addr,
 			   h->name) != 3)
 			return -EPROTO;
 	} else if (!strncmp(line, "\trefused ", 9)) {
 		struct kview_views_refusal *r;
 
-		if (grow((void **)&v->refused, v->refused_cnt, sizeof(*r)))
+		r = append(&v->refused, &v->refused_cnt, sizeof(*r));
+		if (!r)
 			return -ENOMEM;
-		r = &v->refused[v->refused_cnt++];
 		if (sscanf(line, "\trefused %u %n", &r->count, &used) != 1 ||
 		    !used || !line[used])
 			return -EPROTO;
@@ -141,9 +144,9 @@ static int parse_detail(struct kview_views_view *v, const char *line)
 	} else if (!strncmp(line, "\tpatch ", 7)) {
 		struct kview_views_patch *p;
 
-		if (grow((void **)&v->patches, v->patches_cnt, sizeof(*p)))
+		p = append(&v->patches, &v->patches_cnt, sizeof(*p));
+		if (!p)
 			return -ENOMEM;
-		p = &v->patches[v->patches_cnt++];
 		if (sscanf(line, "\tpatch %15s %llx %127s insn %33s orig %33s",
 			   p->kind, &p->addr, p->symbol, insn, orig) != 5)
 			return -EPROTO;

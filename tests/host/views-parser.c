@@ -138,40 +138,40 @@ static void refused(const char *text, int err, const char *what)
 	ok(ret == -err && errno == err && !views, what);
 }
 
-static void test_refuses(void)
+/* @line after a view line must be refused with EPROTO. */
+static void refused_after_view(const char *line, const char *what)
 {
 	static const char view[] =
 		"view 1 flags 0 members 0 attachments 0 patches 0 pages 0 pt_pages 0 bytes 0 out_of_scope 0\n";
+	char *buf;
+
+	if (asprintf(&buf, "%s%s\n", view, line) < 0)
+		exit(2);
+	refused(buf, EPROTO, what);
+	free(buf);
+}
+
+static void test_refuses(void)
+{
 	char *buf, *big;
 
 	refused("version 2\n", EPROTO, "a newer version: EPROTO");
 	refused("version 0\n", EPROTO, "version 0: EPROTO");
 	refused("\tpid 1 init\n", EPROTO, "a detail line before any view: EPROTO");
 	refused("view 1 flags 0 members 0\n", EPROTO, "a short view line: EPROTO");
-	if (asprintf(&buf, "%sfrob 1 2 3\n", view) < 0)
-		exit(2);
-	refused(buf, EPROTO, "a top-level line of no known kind: EPROTO");
-	free(buf);
-	if (asprintf(&buf, "%sversion 1\n", view) < 0)
-		exit(2);
-	refused(buf, EPROTO, "a version line after a view: EPROTO");
-	free(buf);
-	if (asprintf(&buf, "%s\tpatch call 0x1 f+0x0/0x10 insn e8d7 orig 0f1f44\n", view) < 0)
-		exit(2);
-	refused(buf, EPROTO, "patch bytes of two lengths: EPROTO");
-	free(buf);
-	if (asprintf(&buf, "%s\trefused 3 \n", view) < 0)
-		exit(2);
-	refused(buf, EPROTO, "a refusal without its hook: EPROTO");
-	free(buf);
+	refused_after_view("frob 1 2 3", "a top-level line of no known kind: EPROTO");
+	refused_after_view("version 1", "a version line after a view: EPROTO");
+	refused_after_view("\tpatch call 0x1 f+0x0/0x10 insn e8d7 orig 0f1f44",
+			   "patch bytes of two lengths: EPROTO");
+	refused_after_view("\trefused 3 ", "a refusal without its hook: EPROTO");
 	big = malloc(4096);
 	if (!big)
 		exit(2);
 	memset(big, 'x', 4095);
 	big[4095] = '\0';
-	if (asprintf(&buf, "%s\tpid 1 %s\n", view, big) < 0)
+	if (asprintf(&buf, "\tpid 1 %s", big) < 0)
 		exit(2);
-	refused(buf, EPROTO, "a line longer than any the kernel writes: EPROTO");
+	refused_after_view(buf, "a line longer than any the kernel writes: EPROTO");
 	free(buf);
 	free(big);
 
