@@ -71,11 +71,12 @@ $(KSELFTEST_OUT)/kview_test: $(KSELFTEST_SRC)/kview_test.c $(KHDR)/usr/include/l
 	$(Q)$(MAKE) -s -C $(KSELFTEST_SRC) OUTPUT=$(KSELFTEST_OUT) \
 		KHDR_INCLUDES="-isystem $(KHDR)/usr/include"
 
-# Host unit tests of the CLI's BTF printer and JSON writer and of
-# libkview's kview/views parser (tests/host/).
+# Host unit tests of the CLI's BTF printer and JSON writer, of
+# libkview's kview/views parser and of the C tests' suites (tests/host/).
 TEST_HOST_OUT := $(BUILD)/tests/host
 tests: tests-host
-tests-host: $(TEST_HOST_OUT)/btf-printer $(TEST_HOST_OUT)/json-writer $(TEST_HOST_OUT)/views-parser
+tests-host: $(TEST_HOST_OUT)/btf-printer $(TEST_HOST_OUT)/json-writer $(TEST_HOST_OUT)/views-parser \
+	$(TEST_HOST_OUT)/check-suite
 $(TEST_HOST_OUT)/btf-printer: $(ROOT)/tests/host/btf-printer.c $(ROOT)/userspace/dump.c \
 		$(ROOT)/userspace/json.c $(ROOT)/userspace/json.h $(ROOT)/userspace/kview-cli.h
 	@mkdir -p $(@D)
@@ -94,3 +95,7 @@ $(TEST_HOST_OUT)/views-parser: $(ROOT)/tests/host/views-parser.c $(LIBKVIEW_A) \
 	@echo "  CC      tests/host/views-parser"
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -I$(ROOT)/libbpf-ext/include -I$(UAPI_SRC) \
 		$(ROOT)/tests/host/views-parser.c -o $@ $(LIBKVIEW_A) $(LDLIBS_BPF)
+$(TEST_HOST_OUT)/check-suite: $(ROOT)/tests/host/check-suite.c $(wildcard $(ROOT)/tests/lib/*.h)
+	@mkdir -p $(@D)
+	@echo "  CC      tests/host/check-suite"
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -I$(ROOT)/tests/lib $(ROOT)/tests/host/check-suite.c -o $@

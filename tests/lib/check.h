@@ -12,11 +12,19 @@
  *                           ends with "return check_status();"
  *   skip(fmt, ...)          what the test needs is not there (not a bug):
  *                           exit 77 with the reason
+ *   check_eq(a, b)          check(a == b), printing both values
+ *
+ * A test of several cases that share their setup and teardown is a suite
+ * (harness.h, included here): main() returns check_main(&suite, argc,
+ * argv).  There a failed check() or a skip() in a case's setup or run ends
+ * that case (check_exit() jumps back to the runner), its teardown still
+ * runs; outside a suite they exit as above.
  */
 #ifndef KVIEW_TESTS_CHECK_H
 #define KVIEW_TESTS_CHECK_H
 
 #include <errno.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +41,30 @@ static inline void diag(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/*
+ * Where a failed check() or a skip() goes: set by check_main() (harness.h)
+ * around a case's setup and run, which then goes on to the teardown with
+ * check_exit_status; NULL elsewhere, where the test exits with it.
+ */
+static jmp_buf *check_jump;
+static int check_exit_status;
+
+static inline __attribute__((noreturn)) void check_exit(int status)
+{
+	jmp_buf *to = check_jump;
+
+	if (!to)
+		exit(status);
+	check_jump = NULL;
+	check_exit_status = status;
+	longjmp(*to, 1);
+}
+
 #define fail(...)                                                     \
 	do {                                                          \
 		diag("FAIL %s:%d: ", __FILE__, __LINE__);             \
 		diag(__VA_ARGS__);                                    \
-		exit(1);                                              \
+		check_exit(1);                                        \
 	} while (0)
 
 #define check(cond, ...)                                              \
@@ -69,10 +96,17 @@ static inline int check_status(void)
 	return check_failures ? 1 : 0;
 }
 
+/* The reason of the last skip(); check_main() points it at a page its cases share with it. */
+static char check_skip_buf[256];
+static char *check_skip_reason = check_skip_buf;
+#define CHECK_SKIP_REASON_SIZE sizeof(check_skip_buf)
+
 #define skip(...)                                                     \
 	do {                                                          \
-		diag("SKIP: " __VA_ARGS__);                           \
-		exit(77);                                             \
+		snprintf(check_skip_reason, CHECK_SKIP_REASON_SIZE,   \
+			 __VA_ARGS__);                                \
+		diag("SKIP: %s", check_skip_reason);                  \
+		check_exit(77);                                       \
 	} while (0)
 
 #define check_eq(a, b)                                                \
@@ -82,5 +116,7 @@ static inline int check_status(void)
 			fail("%s == %lld, expected %s == %lld", #a,   \
 			     __a, #b, __b);                           \
 	} while (0)
+
+#include "harness.h"
 
 #endif
