@@ -25,6 +25,10 @@
  *                              sees its own process only), then of one
  *                              once the decoy's goes, while the target runs
  *                              (the member the aggregator keeps for views)
+ *
+ * One suite (tests/lib/harness.h): the fixture is the two processes, the
+ * target's view (and the decoy's, for two), the in-eBPF program and the
+ * view's, attached; each mode is a case, its variant the programs.
  */
 #include <errno.h>
 #include <string.h>
@@ -34,6 +38,29 @@
 #include "count.skel.h"
 
 #define READS "20000"
+
+static char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+		      "count=" READS, "status=none", NULL };
+
+struct iso_variant {
+	const char *prog;	/* attached in the view */
+	const char *in_prog;	/* the in-eBPF filter's, attached globally */
+	bool past;		/* the kprobe past ksys_read's ftrace site */
+	bool global;		/* mixed: @prog globally too, without a filter */
+	bool two;		/* @prog in a view of the decoy's too */
+};
+
+/* What setup made; NULL is what it did not make, or what was released. */
+struct iso {
+	pid_t target, decoy;
+	struct kview *kv, *kv_d;	/* the target's view, the decoy's */
+	struct count *in, *in_d;	/* in-eBPF on the target, on the decoy */
+	struct count *view, *view_d, *global;
+	struct bpf_link *in_link, *in_d_link, *view_link, *view_d_link,
+		*global_link;
+	unsigned long addr;		/* where the view's probe is */
+	unsigned char gbefore;		/* the global text there, before */
+};
 
 static struct count *load(const char *prog, unsigned int filter)
 {
@@ -46,151 +73,127 @@ static struct count *load(const char *prog, unsigned int filter)
 	return skel;
 }
 
-/*
- * The same kprobe in two views.  While both are attached, the kprobe is
- * one aggregator of two scoped members, whose handler loops over them;
- * the decoy runs then.  Once the decoy's program goes, the aggregator has
- * one member, which a view's call runs directly; the target runs then.
- * Each view's program must see exactly what an in-eBPF pid filter sees for
- * its own process, and nothing of the other.
- */
-static int two_views(void)
+static struct bpf_program *prog_of(struct count *skel, const char *prog)
 {
-	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
-		       "count=" READS, "status=none", NULL };
-	struct count *in_t, *in_d, *view_t, *view_d;
-	struct bpf_link *in_t_link, *in_d_link, *view_t_link, *view_d_link;
-	struct kview *kv_t, *kv_d;
-	struct kview_info info;
-	unsigned long long want;
-	pid_t target, decoy;
-
-	target = spawn_stopped(dd);
-	decoy = spawn_stopped(dd);
-	kv_t = kview__create(target, NULL);
-	check(kv_t, "kview__create(%d): %s", target, strerror(errno));
-	kv_d = kview__create(decoy, NULL);
-	check(kv_d, "kview__create(%d): %s", decoy, strerror(errno));
-
-	in_t = load("tp_enter", target);
-	in_d = load("tp_enter", decoy);
-	view_t = load("kp_entry", 0);
-	view_d = load("kp_entry", 0);
-	in_t_link = bpf_program__attach(in_t->progs.tp_enter);
-	check(in_t_link, "attach in-eBPF for the target: %s", strerror(errno));
-	in_d_link = bpf_program__attach(in_d->progs.tp_enter);
-	check(in_d_link, "attach in-eBPF for the decoy: %s", strerror(errno));
-	view_t_link = kview__attach_program(kv_t, view_t->progs.kp_entry);
-	check(view_t_link, "attach in the target's view: %s", strerror(errno));
-	view_d_link = kview__attach_program(kv_d, view_d->progs.kp_entry);
-	check(view_d_link, "attach in the decoy's view: %s", strerror(errno));
-	check(!kview__info(kv_t, &info), "info: %s", strerror(errno));
-	check_eq(info.nr_patches, 1);
-	check(!kview__info(kv_d, &info), "info: %s", strerror(errno));
-	check_eq(info.nr_patches, 1);
-	check_eq(kview_verify_total(NULL), 0);
-
-	/* Two members: the decoy's hits run the loop. */
-	resume(decoy);
-	check_eq(wait_exit(decoy), 0);
-	bpf_link__destroy(view_d_link);
-	check(!kview__info(kv_d, &info), "info: %s", strerror(errno));
-	check_eq(info.nr_patches, 0);
-
-	/* One member left: the target's hits run it directly. */
-	resume(target);
-	check_eq(wait_exit(target), 0);
-
-	diag("the decoy's view:");
-	want = check_counts_equal(bpf_map__fd(view_d->maps.counts),
-				  bpf_map__fd(in_d->maps.counts), decoy, target);
-	check(want >= 20000, "in-eBPF saw only %llu reads of the decoy", want);
-	diag("the target's view:");
-	want = check_counts_equal(bpf_map__fd(view_t->maps.counts),
-				  bpf_map__fd(in_t->maps.counts), target, decoy);
-	check(want >= 20000, "in-eBPF saw only %llu reads of the target", want);
-
-	bpf_link__destroy(view_t_link);
-	bpf_link__destroy(in_d_link);
-	bpf_link__destroy(in_t_link);
-	check_view_empty_destroy(kv_d);
-	check_view_empty_destroy(kv_t);
-	count__destroy(view_d);
-	count__destroy(view_t);
-	count__destroy(in_d);
-	count__destroy(in_t);
-	check_stats_clean();
-	check_eq(kview_stats().out_of_scope, 0);
-	return 0;
+	return bpf_object__find_program_by_name(skel->obj, prog);
 }
 
-int main(int argc, char **argv)
+static struct kview *view_of(pid_t pid)
 {
-	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
-		       "count=" READS, "status=none", NULL };
-	unsigned char gbefore[8], vbuf[8], gbuf[8];
-	struct count *in, *view, *global = NULL;
-	struct bpf_link *in_link, *view_link, *global_link = NULL;
-	const char *mode = argc > 1 ? argv[1] : "";
-	const char *prog, *in_prog;
-	unsigned long addr;
+	struct kview *kv = kview__create(pid, NULL);
+
+	check(kv, "kview__create(%d): %s", pid, strerror(errno));
+	return kv;
+}
+
+/*
+ * The decoy's side of two: its own view, in-eBPF program and view program
+ * (the same kprobe as the target's, one aggregator of two members).
+ */
+static void setup_decoy_view(struct iso *f, const struct iso_variant *v)
+{
+	f->kv_d = view_of(f->decoy);
+	f->in_d = load(v->in_prog, f->decoy);
+	f->view_d = load(v->prog, 0);
+	f->in_d_link = bpf_program__attach(prog_of(f->in_d, v->in_prog));
+	check(f->in_d_link, "attach in-eBPF for the decoy: %s", strerror(errno));
+	f->view_d_link = kview__attach_program(f->kv_d, prog_of(f->view_d, v->prog));
+	check(f->view_d_link, "attach in the decoy's view: %s", strerror(errno));
+}
+
+/*
+ * Target and decoy started stopped, the target's view, the in-eBPF program
+ * filtered on the target and @v->prog in the view attached (and what the
+ * variant adds); the global text at the probe's address read first.
+ */
+static void iso_setup(void *fixture, const void *variant)
+{
+	const struct iso_variant *v = variant;
+	struct iso *f = fixture;
+	unsigned char vbuf;
+
+	f->addr = ksym_site("ksys_read") + (v->past ? 5 : 0);
+	f->target = spawn_stopped(dd);
+	f->decoy = spawn_stopped(dd);
+	f->kv = view_of(f->target);
+	check(!kview__read_text(f->kv, f->addr, &vbuf, &f->gbefore, 1),
+	      "read text: %s", strerror(errno));
+	f->in = load(v->in_prog, f->target);
+	f->view = load(v->prog, 0);
+	f->in_link = bpf_program__attach(prog_of(f->in, v->in_prog));
+	check(f->in_link, "attach in-eBPF %s: %s", v->in_prog, strerror(errno));
+	f->view_link = v->past ?
+		attach_past_site(f->kv, prog_of(f->view, v->prog), "ksys_read") :
+		kview__attach_program(f->kv, prog_of(f->view, v->prog));
+	check(f->view_link, "attach %s in the view: %s", v->prog, strerror(errno));
+	if (v->global) {
+		f->global = load(v->prog, 0);
+		f->global_link = bpf_program__attach(prog_of(f->global, v->prog));
+		check(f->global_link, "attach %s globally: %s", v->prog,
+		      strerror(errno));
+	}
+	if (v->two)
+		setup_decoy_view(f, v);
+}
+
+/*
+ * Detach every program, close the views (checked empty first if
+ * @check_empty) and the objects.
+ */
+static void iso_release(struct iso *f, bool check_empty)
+{
+	struct bpf_link **links[] = { &f->global_link, &f->view_d_link,
+				      &f->view_link, &f->in_d_link, &f->in_link };
+	struct count **objs[] = { &f->global, &f->view_d, &f->view, &f->in_d, &f->in };
+	struct kview **views[] = { &f->kv_d, &f->kv };
+	size_t i;
+
+	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		release_link(links[i]);
+	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		if (*views[i] && check_empty)
+			check_view_empty_destroy(*views[i]);
+		else
+			kview__destroy(*views[i]);
+		*views[i] = NULL;
+	}
+	for (i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
+		count__destroy(*objs[i]);
+		*objs[i] = NULL;
+	}
+}
+
+static void iso_teardown(void *fixture, const void *variant)
+{
+	struct iso *f = fixture;
+
+	(void)variant;
+	reap_child(f->target);
+	reap_child(f->decoy);
+	iso_release(f, false);
+}
+
+/*
+ * Attached, before either process ran: the view holds the probe and the
+ * global text does not (mixed: the probe is armed globally, the view has
+ * none of its own), and debugfs kview/verify finds nothing wrong.
+ */
+static void check_attached(struct iso *f, const struct iso_variant *v)
+{
+	unsigned char vbuf, gbuf;
 	struct kview_info info;
 	unsigned int nviews;
-	pid_t target, decoy;
-	struct kview *kv;
-	unsigned long long want;
-	bool past = false;
 
-	if (!strcmp(mode, "entry") || !strcmp(mode, "mixed")) {
-		prog = "kp_entry";
-		in_prog = "tp_enter";
-	} else if (!strcmp(mode, "offset")) {
-		prog = "kp_offset";
-		in_prog = "tp_enter";
-		past = true;
-	} else if (!strcmp(mode, "kretprobe")) {
-		prog = "krp_return";
-		in_prog = "tp_exit";
-	} else if (!strcmp(mode, "two")) {
-		return two_views();
-	} else {
-		fprintf(stderr, "usage: kview-isolation entry|offset|kretprobe|mixed|two\n");
-		return 2;
-	}
-	addr = ksym_site("ksys_read") + (past ? 5 : 0);
-
-	target = spawn_stopped(dd);
-	decoy = spawn_stopped(dd);
-
-	kv = kview__create(target, NULL);
-	check(kv, "kview__create(%d): %s", target, strerror(errno));
-	check(!kview__read_text(kv, addr, vbuf, gbefore, 1), "read text: %s",
-	      strerror(errno));
-
-	in = load(in_prog, target);
-	view = load(prog, 0);
-	in_link = bpf_program__attach(bpf_object__find_program_by_name(in->obj, in_prog));
-	check(in_link, "attach in-eBPF %s: %s", in_prog, strerror(errno));
-	view_link = past ? attach_past_site(kv, view->progs.kp_offset, "ksys_read") :
-		kview__attach_program(kv, bpf_object__find_program_by_name(view->obj, prog));
-	check(view_link, "attach %s in the view: %s", prog, strerror(errno));
-	if (!strcmp(mode, "mixed")) {
-		global = load(prog, 0);
-		global_link = bpf_program__attach(
-			bpf_object__find_program_by_name(global->obj, prog));
-		check(global_link, "attach %s globally: %s", prog, strerror(errno));
-	}
-
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
-	check(!kview__read_text(kv, addr, vbuf, gbuf, 1), "read text: %s",
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
+	check(!kview__read_text(f->kv, f->addr, &vbuf, &gbuf, 1), "read text: %s",
 	      strerror(errno));
 	diag("%s at %#lx: view %02x, global %02x (before: %02x); view: %u site(s), %u page(s), %u table page(s)",
-	     prog, addr, vbuf[0], gbuf[0], gbefore[0], info.nr_patches,
+	     v->prog, f->addr, vbuf, gbuf, f->gbefore, info.nr_patches,
 	     info.nr_pages, info.nr_pt_pages);
-	if (!global) {
-		check_view_kprobe_insn(kv, addr, strcmp(mode, "offset"));
-		check_eq(gbuf[0], gbefore[0]);
-		check(gbuf[0] != 0xcc, "the global text holds an int3");
+	if (!v->global) {
+		check_view_kprobe_insn(f->kv, f->addr, !v->past);
+		check_eq(gbuf, f->gbefore);
+		check(gbuf != 0xcc, "the global text holds an int3");
 		check_eq(info.nr_patches, 1);
 		check_eq(info.nr_pages, 1);
 		/* The upper copies and one PTE page for the patched region. */
@@ -198,7 +201,7 @@ int main(int argc, char **argv)
 	} else {
 		/* Armed globally (ftrace): the view holds no probe of its own. */
 		check_eq(info.nr_patches, 0);
-		check_eq(vbuf[0], gbuf[0]);
+		check_eq(vbuf, gbuf);
 	}
 	check_eq(info.nr_attachments, 1);
 	/*
@@ -208,32 +211,111 @@ int main(int argc, char **argv)
 	 */
 	check_eq(kview_verify_total(&nviews), 0);
 	check_eq(nviews, 1);
+}
 
-	resume(target);
-	resume(decoy);
-	check_eq(wait_exit(target), 0);
-	check_eq(wait_exit(decoy), 0);
+/* mixed: the global program saw the target as the view's did, and the decoy. */
+static void check_global_counts(struct iso *f, unsigned long long want)
+{
+	unsigned long long gt, gd;
 
-	want = check_counts_equal(bpf_map__fd(view->maps.counts),
-				  bpf_map__fd(in->maps.counts), target, decoy);
+	gt = map_u32_count(bpf_map__fd(f->global->maps.counts), f->target);
+	gd = map_u32_count(bpf_map__fd(f->global->maps.counts), f->decoy);
+	diag("global program: target %llu, decoy %llu", gt, gd);
+	check_eq(gt, want);
+	check(gd >= 20000, "the global program missed the decoy: %llu", gd);
+}
+
+/* entry, offset, kretprobe, mixed: both processes read at once. */
+static void iso_one_view(void *fixture, const void *variant)
+{
+	const struct iso_variant *v = variant;
+	struct iso *f = fixture;
+	unsigned long long want;
+
+	check_attached(f, v);
+	resume(f->target);
+	resume(f->decoy);
+	check_eq(wait_exit(f->target), 0);
+	check_eq(wait_exit(f->decoy), 0);
+
+	want = check_counts_equal(bpf_map__fd(f->view->maps.counts),
+				  bpf_map__fd(f->in->maps.counts), f->target, f->decoy);
 	check(want >= 20000, "in-eBPF saw only %llu events of %s reads", want, READS);
-	if (global) {
-		unsigned long long gt, gd;
-
-		gt = map_u32_count(bpf_map__fd(global->maps.counts), target);
-		gd = map_u32_count(bpf_map__fd(global->maps.counts), decoy);
-		diag("global program: target %llu, decoy %llu", gt, gd);
-		check_eq(gt, want);
-		check(gd >= 20000, "the global program missed the decoy: %llu", gd);
-		bpf_link__destroy(global_link);
-		count__destroy(global);
-	}
-
-	bpf_link__destroy(view_link);
-	bpf_link__destroy(in_link);
-	check_view_empty_destroy(kv);
-	count__destroy(view);
-	count__destroy(in);
+	if (v->global)
+		check_global_counts(f, want);
+	iso_release(f, true);
 	check_stats_clean();
-	return 0;
+}
+
+/*
+ * two: the same kprobe in two views.  While both are attached, the kprobe
+ * is one aggregator of two scoped members, whose handler loops over them;
+ * the decoy runs then.  Once the decoy's program goes, the aggregator has
+ * one member, which a view's call runs directly; the target runs then.
+ * Each view's program must see exactly what an in-eBPF pid filter sees for
+ * its own process, and nothing of the other.
+ */
+static void iso_two_views(void *fixture, const void *variant)
+{
+	struct iso *f = fixture;
+	struct kview_info info;
+	unsigned long long want;
+
+	(void)variant;
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
+	check_eq(info.nr_patches, 1);
+	check(!kview__info(f->kv_d, &info), "info: %s", strerror(errno));
+	check_eq(info.nr_patches, 1);
+	check_eq(kview_verify_total(NULL), 0);
+
+	/* Two members: the decoy's hits run the loop. */
+	resume(f->decoy);
+	check_eq(wait_exit(f->decoy), 0);
+	release_link(&f->view_d_link);
+	check(!kview__info(f->kv_d, &info), "info: %s", strerror(errno));
+	check_eq(info.nr_patches, 0);
+
+	/* One member left: the target's hits run it directly. */
+	resume(f->target);
+	check_eq(wait_exit(f->target), 0);
+
+	diag("the decoy's view:");
+	want = check_counts_equal(bpf_map__fd(f->view_d->maps.counts),
+				  bpf_map__fd(f->in_d->maps.counts), f->decoy, f->target);
+	check(want >= 20000, "in-eBPF saw only %llu reads of the decoy", want);
+	diag("the target's view:");
+	want = check_counts_equal(bpf_map__fd(f->view->maps.counts),
+				  bpf_map__fd(f->in->maps.counts), f->target, f->decoy);
+	check(want >= 20000, "in-eBPF saw only %llu reads of the target", want);
+
+	iso_release(f, true);
+	check_stats_clean();
+	check_eq(kview_stats().out_of_scope, 0);
+}
+
+static const struct iso_variant
+	entry = { .prog = "kp_entry", .in_prog = "tp_enter" },
+	offset = { .prog = "kp_offset", .in_prog = "tp_enter", .past = true },
+	kretprobe = { .prog = "krp_return", .in_prog = "tp_exit" },
+	mixed = { .prog = "kp_entry", .in_prog = "tp_enter", .global = true },
+	two = { .prog = "kp_entry", .in_prog = "tp_enter", .two = true };
+
+static const struct check_case cases[] = {
+	{ "entry", iso_one_view, &entry },
+	{ "offset", iso_one_view, &offset },
+	{ "kretprobe", iso_one_view, &kretprobe },
+	{ "mixed", iso_one_view, &mixed },
+	{ "two", iso_two_views, &two },
+};
+
+static const struct check_suite suite = {
+	.fixture_size = sizeof(struct iso),
+	.setup = iso_setup,
+	.teardown = iso_teardown,
+	CHECK_CASES(cases),
+};
+
+int main(int argc, char **argv)
+{
+	return check_main(&suite, argc, argv);
 }

@@ -115,6 +115,37 @@ static inline int wait_exit(pid_t pid)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/*
+ * For a suite's teardown: kill and reap @pid (its process group too) if
+ * it is a child of ours not reaped yet, a spawn_stopped() process that a
+ * failed check left behind; 0, or a child wait_exit() reaped, is left be.
+ */
+static inline void reap_child(pid_t pid)
+{
+	if (pid <= 0 || waitpid(pid, NULL, WNOHANG) != 0)
+		return;
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * For a suite's fixture (tests/lib/harness.h): destroy what *@link or
+ * *@kv holds, if anything, and forget it, so that a teardown after a
+ * failed check releases only what is left.
+ */
+static inline void release_link(struct bpf_link **link)
+{
+	bpf_link__destroy(*link);
+	*link = NULL;
+}
+
+static inline void release_view(struct kview **kv)
+{
+	kview__destroy(*kv);
+	*kv = NULL;
+}
+
 /* The address of kernel symbol @name, or 0 if the kernel has none. */
 static inline unsigned long ksym_find(const char *name)
 {
