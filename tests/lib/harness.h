@@ -220,7 +220,7 @@ static inline int check_main(const struct check_suite *s, int argc, char **argv)
 			diag("not ok %d - %s # exit %d", n + 1, todo[n]->name, rc);
 		}
 	}
-	diag("%s: %d passed, %d skipped, %d failed", prog, pass, skipped, failed);
+	diag("cases: %d passed, %d skipped, %d failed", pass, skipped, failed);
 	munmap(reason, CHECK_SKIP_REASON_SIZE);
 	free(todo);
 	if (failed)
