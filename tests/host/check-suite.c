@@ -6,7 +6,8 @@
  * its setup, and one whose check_eq() fails (each still tears down, and
  * nothing after the failed check runs); one whose expect() fails and goes
  * on; one that skips with a reason, in its run or in its setup (torn down
- * too); one killed by a signal.  Each case alone, several at once, every
+ * too); one killed by a signal; one whose forked child fails a check()
+ * (the child exits, the case goes on).  Each case alone, several at once, every
  * case, --list and an unknown name, with the exit statuses tests/lib/tap.sh
  * reads (0, 1, 77, 2 for bad usage); and check(), expect() and skip()
  * outside a suite, as before suites.  TAP on stdout.
@@ -121,8 +122,28 @@ static void run_signal(void *fixture, const void *variant)
 	abort();
 }
 
+/* A child the case forks fails a check(): it exits, the case goes on. */
+static void run_child_check(void *fixture, const void *variant)
+{
+	char what[32];
+	pid_t pid;
+	int st;
+
+	(void)fixture;
+	mark("run", case_name(variant));
+	fflush(NULL);
+	pid = fork();
+	check(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid)
+		check(0, "a check that fails in the case's child");
+	check(waitpid(pid, &st, 0) == pid, "waitpid: %s", strerror(errno));
+	snprintf(what, sizeof(what), "child-exit-%d",
+		 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	mark(what, case_name(variant));
+}
+
 static const struct variant v_pass, v_check, v_check_eq, v_expect, v_skip,
-	v_signal, v_setup_check = { .fail_setup = true },
+	v_signal, v_child_check, v_setup_check = { .fail_setup = true },
 	v_setup_skip = { .skip_setup = true };
 
 static const struct check_case cases[] = {
@@ -134,6 +155,7 @@ static const struct check_case cases[] = {
 	{ "setup-check", run_pass, &v_setup_check },
 	{ "setup-skip", run_pass, &v_setup_skip },
 	{ "signal", run_signal, &v_signal },
+	{ "child-check", run_child_check, &v_child_check },
 };
 
 static const char *case_name(const void *variant)
@@ -257,6 +279,8 @@ static void each_case(void)
 	one("signal", 1, "setup signal\nrun signal\n");
 	ok(strstr(slurp(outpath), "# not ok 1 - signal # exit 134") != NULL,
 	   "signal: the case fails with the signal's status");
+	one("child-check", 0, "setup child-check\nrun child-check\n"
+	    "child-exit-1 child-check\nteardown child-check\n");
 }
 
 static void together(void)
@@ -276,12 +300,12 @@ static void together(void)
 	   "a failure among passes: the next case still runs");
 	rc = suite_run("", NULL);
 	ok(rc == 1, "every case: exit %d (expected 1)", rc);
-	ok(strstr(slurp(outpath), "# 1..8") && strstr(slurp(outpath), "# not ok 8 - signal") &&
-	   strstr(slurp(outpath), "1 passed, 2 skipped, 5 failed"),
+	ok(strstr(slurp(outpath), "# 1..9") && strstr(slurp(outpath), "# not ok 8 - signal") &&
+	   strstr(slurp(outpath), "2 passed, 2 skipped, 5 failed"),
 	   "every case: a plan, a line each and the count");
 	rc = suite_run("--list", NULL);
 	ok(rc == 0 && !strcmp(slurp(outpath), "pass\ncheck\ncheck-eq\nexpect\nskip\n"
-			      "setup-check\nsetup-skip\nsignal\n"),
+			      "setup-check\nsetup-skip\nsignal\nchild-check\n"),
 	   "--list: the names, one a line (exit %d)", rc);
 	rc = suite_run("pass nope", NULL);
 	ok(rc == 2 && strstr(slurp(outpath), "usage: check-suite [--list | CASE...], CASE: pass|check|"),

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static inline void diag(const char *fmt, ...)
 {
@@ -44,16 +45,19 @@ static inline void diag(const char *fmt, ...)
 /*
  * Where a failed check() or a skip() goes: set by check_main() (harness.h)
  * around a case's setup and run, which then goes on to the teardown with
- * check_exit_status; NULL elsewhere, where the test exits with it.
+ * check_exit_status; NULL elsewhere, where the test exits with it.  Only
+ * in the case's own process (check_jump_pid): a child the case forked
+ * exits, as outside a suite, and leaves the teardown to the case.
  */
 static jmp_buf *check_jump;
+static pid_t check_jump_pid;
 static int check_exit_status;
 
 static inline __attribute__((noreturn)) void check_exit(int status)
 {
 	jmp_buf *to = check_jump;
 
-	if (!to)
+	if (!to || getpid() != check_jump_pid)
 		exit(status);
 	check_jump = NULL;
 	check_exit_status = status;

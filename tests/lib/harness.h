@@ -28,7 +28,9 @@
  * is still NULL or 0 was not made).  A failed expect() anywhere makes the
  * case fail; a failed check() in teardown exits at once (the case fails).
  * Only check()s in the test's own source jump back to the teardown: one in
- * another object file (a test of several files) exits as outside a suite.
+ * another object file (a test of several files) exits as outside a suite,
+ * and so does one in a child the case forked (a workload that pins itself,
+ * say): that child exits with the status, and the case goes on.
  *
  * Each case's result is a TAP line behind the "# " diagnostic prefix on
  * stderr ("# ok 1 - name", "# not ok 2 - name # exit 1", "# ok 3 - name #
@@ -81,6 +83,7 @@ static inline int check_case_status(const struct check_suite *s,
 	/* Set by check_exit() (a static: longjmp() keeps it). */
 	check_exit_status = 0;
 	if (!setjmp(back)) {
+		check_jump_pid = getpid();
 		check_jump = &back;
 		if (s->setup)
 			s->setup(fixture, c->variant);
