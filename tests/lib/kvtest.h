@@ -7,6 +7,7 @@
 #ifndef KVIEW_TESTS_KVTEST_H
 #define KVIEW_TESTS_KVTEST_H
 
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -131,8 +132,9 @@ static inline void reap_child(pid_t pid)
 
 /*
  * For a suite's fixture (tests/lib/harness.h): destroy what *@link or
- * *@kv holds, if anything, and forget it, so that a teardown after a
- * failed check releases only what is left.
+ * *@kv holds, or close *@fd, if anything, and forget it, so that a
+ * teardown after a failed check releases only what is left.  An fd of 0
+ * (a zeroed fixture's) or below (a failed open's) is none.
  */
 static inline void release_link(struct bpf_link **link)
 {
@@ -144,6 +146,36 @@ static inline void release_view(struct kview **kv)
 {
 	kview__destroy(*kv);
 	*kv = NULL;
+}
+
+static inline void release_fd(int *fd)
+{
+	if (*fd > 0)
+		close(*fd);
+	*fd = 0;
+}
+
+/*
+ * For a suite's teardown, where a failed check() would end it: write @s
+ * to @path (appended if @append), and say what failed, if anything.  What
+ * puts back the global state a case changed (tracefs, a sysctl).
+ */
+static inline void put_back(const char *path, const char *s, bool append)
+{
+	int fd = open(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
+
+	if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		diag("teardown: write '%s' to %s: %s", s, path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+/* For a suite's teardown: the function tracer off, unfiltered, tracing on. */
+static inline void function_tracer_put_back(void)
+{
+	put_back("/sys/kernel/tracing/current_tracer", "nop\n", false);
+	put_back("/sys/kernel/tracing/set_ftrace_filter", "\n", false);
+	put_back("/sys/kernel/tracing/tracing_on", "1", false);
 }
 
 /* The address of kernel symbol @name, or 0 if the kernel has none. */
@@ -296,6 +328,22 @@ static inline unsigned long long check_counts_equal(int view_fd, int in_fd,
 	check_eq(nkeys, 1);
 	check_eq(keys[0], target);
 	return want;
+}
+
+/*
+ * A global program (its tgid -> count map @fd) beside a view's: it saw the
+ * target as often as the view's did (@want), and the decoy, at least
+ * @decoy_min times.
+ */
+static inline void check_global_counts(int fd, pid_t target, pid_t decoy,
+				       unsigned long long want,
+				       unsigned long long decoy_min)
+{
+	unsigned long long gt = map_u32_count(fd, target), gd = map_u32_count(fd, decoy);
+
+	diag("global program: target %llu, decoy %llu", gt, gd);
+	check_eq(gt, want);
+	check(gd >= decoy_min, "the global program missed the decoy: %llu", gd);
 }
 
 struct kview_stats {
