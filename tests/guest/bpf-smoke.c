@@ -8,6 +8,9 @@
  *   bpf-smoke kprobe       N reads of /dev/zero -> read_calls[tgid] += N
  *   bpf-smoke tracepoint   N getppid()          -> getppid_calls[tgid] += N
  *   bpf-smoke bpftool      `bpftool -j prog show` lists both programs
+ *
+ * One suite (tests/lib/harness.h): the fixture is smoke.bpf.o, loaded and
+ * attached; each mode is a case.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +25,11 @@
 
 #define ROUNDS 1000
 
+/* What setup made; NULL is what it did not make. */
+struct smoke_fix {
+	struct smoke *skel;
+};
+
 static unsigned long long lookup(int map_fd, unsigned int tgid)
 {
 	unsigned long long v = 0;
@@ -31,14 +39,16 @@ static unsigned long long lookup(int map_fd, unsigned int tgid)
 	return v;
 }
 
-static void test_kprobe(struct smoke *skel)
+static void test_kprobe(void *fixture, const void *variant)
 {
+	struct smoke *skel = ((struct smoke_fix *)fixture)->skel;
 	int map = bpf_map__fd(skel->maps.read_calls);
 	unsigned int tgid = getpid();
 	unsigned long long before, after;
 	char c;
 	int fd, i;
 
+	(void)variant;
 	fd = open("/dev/zero", O_RDONLY);
 	check(fd >= 0, "open /dev/zero: %s", strerror(errno));
 	before = lookup(map, tgid);
@@ -50,13 +60,15 @@ static void test_kprobe(struct smoke *skel)
 	check_eq(after - before, ROUNDS);
 }
 
-static void test_tracepoint(struct smoke *skel)
+static void test_tracepoint(void *fixture, const void *variant)
 {
+	struct smoke *skel = ((struct smoke_fix *)fixture)->skel;
 	int map = bpf_map__fd(skel->maps.getppid_calls);
 	unsigned int tgid = getpid();
 	unsigned long long before, after;
 	int i;
 
+	(void)variant;
 	before = lookup(map, tgid);
 	for (i = 0; i < ROUNDS; i++)
 		syscall(SYS_getppid);
@@ -95,30 +107,51 @@ static void expect_listed(struct bpf_program *prog)
 	diag("bpftool lists %s", want);
 }
 
-int main(int argc, char **argv)
+static void test_bpftool(void *fixture, const void *variant)
 {
-	struct smoke *skel;
+	struct smoke *skel = ((struct smoke_fix *)fixture)->skel;
+
+	(void)variant;
+	expect_listed(skel->progs.smoke_ksys_read);
+	expect_listed(skel->progs.smoke_getppid);
+}
+
+/* smoke.bpf.o loaded and attached globally. */
+static void smoke_setup(void *fixture, const void *variant)
+{
+	struct smoke_fix *f = fixture;
 	int err;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: bpf-smoke kprobe|tracepoint|bpftool\n");
-		return 2;
-	}
-	skel = smoke__open_and_load();
-	check(skel, "open/load smoke.bpf.o: %s", strerror(errno));
-	err = smoke__attach(skel);
+	(void)variant;
+	f->skel = smoke__open_and_load();
+	check(f->skel, "open/load smoke.bpf.o: %s", strerror(errno));
+	err = smoke__attach(f->skel);
 	check(!err, "attach: %s", strerror(-err));
+}
 
-	if (!strcmp(argv[1], "kprobe")) {
-		test_kprobe(skel);
-	} else if (!strcmp(argv[1], "tracepoint")) {
-		test_tracepoint(skel);
-	} else if (!strcmp(argv[1], "bpftool")) {
-		expect_listed(skel->progs.smoke_ksys_read);
-		expect_listed(skel->progs.smoke_getppid);
-	} else {
-		fail("unknown mode %s", argv[1]);
-	}
-	smoke__destroy(skel);
-	return 0;
+static void smoke_teardown(void *fixture, const void *variant)
+{
+	struct smoke_fix *f = fixture;
+
+	(void)variant;
+	smoke__destroy(f->skel);
+	f->skel = NULL;
+}
+
+static const struct check_case cases[] = {
+	{ "kprobe", test_kprobe, NULL },
+	{ "tracepoint", test_tracepoint, NULL },
+	{ "bpftool", test_bpftool, NULL },
+};
+
+static const struct check_suite suite = {
+	.fixture_size = sizeof(struct smoke_fix),
+	.setup = smoke_setup,
+	.teardown = smoke_teardown,
+	CHECK_CASES(cases),
+};
+
+int main(int argc, char **argv)
+{
+	return check_main(&suite, argc, argv);
 }
