@@ -26,6 +26,10 @@
  *               kprobe event so opened is the view's
  *               (its program counts what pid == N counts for the target,
  *               nothing of a decoy) and goes with the event
+ *
+ * One suite (tests/lib/harness.h): the fixture is what a case makes (fds,
+ * processes, the view, objects, links, the sample module), released by
+ * its teardown if a check failed first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +43,52 @@
 
 #include "kvtest.h"
 #include "count.skel.h"
+
+#define MAX_VIEWS 64
+
+/* What the case made; NULL or 0 is what it did not, or released. */
+struct errs {
+	int dev, nfd, pfd, spfd;	/* /dev/kview, /dev/null, perf events */
+	int fds[MAX_VIEWS];		/* views made by the raw ioctl */
+	pid_t zombie, live, t, target, decoy;
+	struct kview *kv;
+	struct count *skel, *view, *in;
+	struct bpf_link *view_link, *in_link;
+	bool module;			/* trace-events-sample loaded */
+};
+
+static void errs_teardown(void *fixture, const void *variant)
+{
+	struct errs *f = fixture;
+	int i;
+
+	(void)variant;
+	reap_child(f->zombie);
+	reap_child(f->live);
+	reap_child(f->t);
+	reap_child(f->target);
+	reap_child(f->decoy);
+	release_link(&f->view_link);
+	release_link(&f->in_link);
+	release_fd(&f->pfd);
+	release_fd(&f->spfd);
+	release_fd(&f->nfd);
+	for (i = 0; i < MAX_VIEWS; i++)
+		release_fd(&f->fds[i]);
+	release_fd(&f->dev);
+	release_view(&f->kv);
+	count__destroy(f->skel);
+	count__destroy(f->view);
+	count__destroy(f->in);
+	if (f->module && system("rmmod trace_events_sample"))
+		diag("rmmod trace_events_sample failed");
+}
+
+static void open_dev(struct errs *f)
+{
+	f->dev = open("/dev/kview", O_RDWR);
+	check(f->dev >= 0, "/dev/kview: %s", strerror(errno));
+}
 
 static int create(int dev, pid_t pid, unsigned int flags)
 {
@@ -76,14 +126,15 @@ static int read_text(int fd, unsigned long addr, void *vb, void *gb,
  * kernel put a function (the debug kernel's ksys_read starts 32 bytes
  * before a page boundary).
  */
-static void test_read_text(void)
+static void test_read_text(struct errs *f)
 {
 	unsigned long end = (ksym("ksys_read") | 4095) + 1;
 	unsigned char vb[KVIEW_TEXT_MAX + 1], gb[KVIEW_TEXT_MAX + 1];
 	unsigned char v1[8], g1[8], v2[8], g2[8];
-	struct kview *kv = kview__create(0, NULL);
+	struct kview *kv;
 	int fd;
 
+	f->kv = kv = kview__create(0, NULL);
 	check(kv, "kview__create: %s", strerror(errno));
 	fd = kview__fd(kv);
 	expect_errno(read_text(fd, end - 8, vb, gb, 0), EINVAL);
@@ -103,61 +154,79 @@ static void test_read_text(void)
 	      !memcmp(gb, g1, 8) && !memcmp(gb + 8, g2, 8),
 	      "kview__read_text across %#lx differs from a read on each side", end);
 	check(!memcmp(vb, gb, 16), "an empty view's text differs from the global text");
-	kview__destroy(kv);
+	release_view(&f->kv);
 }
 
-static void test_targets(void)
+/* No such pid, a kernel thread, a zombie. */
+static void targets_not_there(struct errs *f)
 {
-	int dev = open("/dev/kview", O_RDWR), fd;
-	struct kview_create c;
-	pid_t zombie, live;
-	char *spin[] = { "sleep", "60", NULL };
+	int dev = f->dev;
+	siginfo_t si;
+	pid_t zombie;
 
-	check(dev >= 0, "/dev/kview: %s", strerror(errno));
 	expect_errno(create(dev, 999999, 0), ESRCH);
 	expect_errno(create(dev, 2, 0), EOPNOTSUPP);	/* kthreadd */
-	zombie = fork();
+	f->zombie = zombie = fork();
+	check(zombie >= 0, "fork: %s", strerror(errno));
 	if (!zombie)
 		_exit(0);
-	{	/* Until it is a zombie, without reaping it. */
-		siginfo_t si;
-
-		check(!waitid(P_PID, zombie, &si, WEXITED | WNOWAIT),
-		      "waitid: %s", strerror(errno));
-	}
+	/* Until it is a zombie, without reaping it. */
+	check(!waitid(P_PID, zombie, &si, WEXITED | WNOWAIT),
+	      "waitid: %s", strerror(errno));
 	expect_errno(create(dev, zombie, 0), ESRCH);
 	wait_exit(zombie);
+}
 
-	live = spawn_stopped(spin);
+/* A live process: bad flags, a reserved field, busy, an unknown ioctl. */
+static void targets_live(struct errs *f)
+{
+	char *spin[] = { "sleep", "60", NULL };
+	struct kview_create c;
+	int dev = f->dev, fd;
+	pid_t live;
+
+	f->live = live = spawn_stopped(spin);
 	resume(live);
 	expect_errno(create(dev, live, 0x80), EINVAL);
 	memset(&c, 0, sizeof(c));
 	c.pid = live;
 	c.reserved[1] = 1;
 	expect_errno(ioctl(dev, KVIEW_IOC_CREATE, &c) < 0 ? -errno : 0, EINVAL);
-	fd = create(dev, live, 0);
+	f->fds[0] = fd = create(dev, live, 0);
 	check(fd >= 0, "create on %d: %s", live, strerror(-fd));
 	expect_errno(create(dev, live, 0), EBUSY);
 	expect_errno(ioctl(fd, 0x1234) < 0 ? -errno : 0, ENOTTY);
-	close(fd);
+	release_fd(&f->fds[0]);
 	kill(live, SIGKILL);
 	wait_exit(live);
+}
 
-	/* 64 views at most (views without members are allowed). */
-	{
-		int fds[64], i;
+/* 64 views at most (views without members are allowed). */
+static void targets_limit(struct errs *f)
+{
+	int dev = f->dev, i;
 
-		for (i = 0; i < 64; i++) {
-			fds[i] = create(dev, 0, 0);
-			check(fds[i] >= 0, "view %d: %s", i, strerror(-fds[i]));
-		}
-		expect_errno(create(dev, 0, 0), ENOSPC);
-		for (i = 0; i < 64; i++)
-			close(fds[i]);
+	for (i = 0; i < MAX_VIEWS; i++) {
+		f->fds[i] = create(dev, 0, 0);
+		check(f->fds[i] >= 0, "view %d: %s", i, strerror(-f->fds[i]));
 	}
-	close(dev);
+	expect_errno(create(dev, 0, 0), ENOSPC);
+	for (i = 0; i < MAX_VIEWS; i++)
+		release_fd(&f->fds[i]);
+}
+
+static void test_targets(void *fixture, const void *variant)
+{
+	struct errs *f = fixture;
+
+	(void)variant;
+	open_dev(f);
+	targets_not_there(f);
+	targets_live(f);
+	targets_limit(f);
+	release_fd(&f->dev);
 	check_clean();
-	test_read_text();
+	test_read_text(f);
 }
 
 /* The bit of capability @c (32..63) in the second capability word. */
@@ -217,22 +286,25 @@ static int child_errno(int dev, pid_t target, bool keep_caps)
 			 create_as, &a);
 }
 
-static void test_privileges(void)
+static void test_privileges(void *fixture, const void *variant)
 {
-	int dev = open("/dev/kview", O_RDWR);
+	struct errs *f = fixture;
+	int dev;
 
-	check(dev >= 0, "/dev/kview: %s", strerror(errno));
+	(void)variant;
+	open_dev(f);
+	dev = f->dev;
 	/* nobody, no capabilities, the fd opened by root: EPERM. */
 	expect_errno(child_errno(dev, 0, false), EPERM);
 	/* CAP_BPF + CAP_PERFMON, but no ptrace rights over root's process. */
 	expect_errno(child_errno(dev, getpid(), true), EPERM);
 	/* CAP_BPF + CAP_PERFMON on its own process: allowed. */
 	expect_errno(child_errno(dev, 0, true), 0);
-	close(dev);
+	release_fd(&f->dev);
 	check_clean();
 }
 
-static unsigned long module_function(void)
+static unsigned long module_function(struct errs *fix)
 {
 	char line[512], sym[256], mod[256], t;
 	unsigned long addr;
@@ -240,6 +312,7 @@ static unsigned long module_function(void)
 
 	check(!system("modprobe -d \"$KVIEW_MODROOT\" trace-events-sample"),
 	      "cannot load trace-events-sample");
+	fix->module = true;
 	f = fopen("/proc/kallsyms", "r");
 	check(f, "kallsyms: %s", strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
@@ -310,42 +383,33 @@ static int software_event(unsigned long long config)
 	return fd;
 }
 
-static void test_scope(void)
+/*
+ * In the scope: a program on a perf event opened outside it (@pfd), a
+ * kprobe in module text (at @mod) and on no function; a trampoline on a
+ * core function is scoped.
+ */
+static void scope_bpf_hooks(struct errs *f, unsigned long mod)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, kopts);
-	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .func_name = "main");
-	char *spin[] = { "sleep", "60", NULL };
-	struct count *skel = count__open_and_load();
-	struct kview_info info;
 	struct bpf_link *link;
-	struct kview *kv;
-	unsigned long mod;
-	int pfd, spfd;
-	pid_t t;
 
-	check(skel, "load count.bpf.o: %s", strerror(errno));
-	t = spawn_stopped(spin);
-	resume(t);
-	kv = kview__create(t, NULL);
-	check(kv, "kview__create: %s", strerror(errno));
-	mod = module_function();
-
-	/* A tracepoint event opened before entering the scope is global. */
-	pfd = tracepoint_event("syscalls/sys_enter_read");
-
-	check(!kview__enter_scope(kv), "enter scope: %s", strerror(errno));
-	link = bpf_program__attach_perf_event(skel->progs.tp_enter, pfd);
+	link = bpf_program__attach_perf_event(f->skel->progs.tp_enter, f->pfd);
 	expect_errno(link ? 0 : -errno, EOPNOTSUPP);
 	/* A BPF trampoline on a core function is scoped (kview-trampoline). */
-	link = bpf_program__attach(skel->progs.fe_read);
+	link = bpf_program__attach(f->skel->progs.fe_read);
 	expect_errno(link ? 0 : -errno, 0);
 	bpf_link__destroy(link);
 	kopts.offset = mod;
-	link = bpf_program__attach_kprobe_opts(skel->progs.kp_offset, "", &kopts);
+	link = bpf_program__attach_kprobe_opts(f->skel->progs.kp_offset, "", &kopts);
 	expect_errno(link ? 0 : -errno, EOPNOTSUPP);
-	link = bpf_program__attach_kprobe_opts(skel->progs.kp_offset,
+	link = bpf_program__attach_kprobe_opts(f->skel->progs.kp_offset,
 					       "no_such_function_kview", NULL);
 	expect_errno(link ? 0 : -errno, ENOENT);
+}
+
+/* In the scope: tracefs's hooks are refused, what is no hook passes. */
+static void scope_tracefs(void)
+{
 	/* tracefs hooks every task: refused in the scope. */
 	expect_errno(tracefs_write("events/sched/sched_switch/enable", "1"), EOPNOTSUPP);
 	expect_errno(tracefs_write("set_event", "sched:sched_switch"), EOPNOTSUPP);
@@ -354,25 +418,41 @@ static void test_scope(void)
 	expect_errno(tracefs_write("events/sched/sched_switch/enable", "0"), 0);
 	expect_errno(tracefs_write("set_event", "!sched:sched_switch"), 0);
 	expect_errno(tracefs_write("kprobe_events", "-:kview_no_such_event"), ENOENT);
+}
+
+/*
+ * In the scope: a uprobe and a sampling event pass through, a software
+ * event kernel code raises is refused.
+ */
+static void scope_user_and_sampling(struct errs *f)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .func_name = "main");
+	struct bpf_link *link;
+
 	/* A uprobe is not a kernel hook: it passes, as outside the scope. */
-	link = bpf_program__attach_uprobe_opts(skel->progs.up_any, -1,
+	link = bpf_program__attach_uprobe_opts(f->skel->progs.up_any, -1,
 					       "/proc/self/exe", 0, &uopts);
 	expect_errno(link ? 0 : -errno, 0);
 	bpf_link__destroy(link);
 	/* Nor is a sampling event (bpftrace's interval, profile). */
-	spfd = software_event(PERF_COUNT_SW_CPU_CLOCK);
-	link = bpf_program__attach_perf_event(skel->progs.pe_any, spfd);
+	f->spfd = software_event(PERF_COUNT_SW_CPU_CLOCK);
+	link = bpf_program__attach_perf_event(f->skel->progs.pe_any, f->spfd);
 	expect_errno(link ? 0 : -errno, 0);
 	bpf_link__destroy(link);
-	close(spfd);
+	release_fd(&f->spfd);
 	/* A software event kernel code raises is, for every task: refused. */
-	spfd = software_event(PERF_COUNT_SW_CONTEXT_SWITCHES);
-	link = bpf_program__attach_perf_event(skel->progs.pe_any, spfd);
+	f->spfd = software_event(PERF_COUNT_SW_CONTEXT_SWITCHES);
+	link = bpf_program__attach_perf_event(f->skel->progs.pe_any, f->spfd);
 	expect_errno(link ? 0 : -errno, EOPNOTSUPP);
-	close(spfd);
-	check(!kview__leave_scope(kv), "leave scope: %s", strerror(errno));
+	release_fd(&f->spfd);
+}
 
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+/* The view names each of the six refusals, and holds nothing. */
+static void scope_records(struct errs *f)
+{
+	struct kview_info info;
+
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	diag("view %u: %u attachment(s), %u refused", info.id, info.nr_attachments,
 	     info.nr_refused);
 	check_eq(info.nr_refused, 6);
@@ -388,14 +468,43 @@ static void test_scope(void)
 	check_eq(info.nr_patches, 0);
 	check_eq(info.nr_pages, 0);
 	check_eq(kview_stats().patches, 0);
-	close(pfd);
+}
 
-	kill(t, SIGKILL);
-	wait_exit(t);
-	kview__destroy(kv);
-	count__destroy(skel);
+static void test_scope(void *fixture, const void *variant)
+{
+	char *spin[] = { "sleep", "60", NULL };
+	struct errs *f = fixture;
+	unsigned long mod;
+
+	(void)variant;
+	f->skel = count__open_and_load();
+	check(f->skel, "load count.bpf.o: %s", strerror(errno));
+	f->t = spawn_stopped(spin);
+	resume(f->t);
+	f->kv = kview__create(f->t, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	mod = module_function(f);
+
+	/* A tracepoint event opened before entering the scope is global. */
+	f->pfd = tracepoint_event("syscalls/sys_enter_read");
+
+	check(!kview__enter_scope(f->kv), "enter scope: %s", strerror(errno));
+	scope_bpf_hooks(f, mod);
+	scope_tracefs();
+	scope_user_and_sampling(f);
+	check(!kview__leave_scope(f->kv), "leave scope: %s", strerror(errno));
+
+	scope_records(f);
+	release_fd(&f->pfd);
+
+	kill(f->t, SIGKILL);
+	wait_exit(f->t);
+	release_view(&f->kv);
+	count__destroy(f->skel);
+	f->skel = NULL;
 	check_clean();
 	system("rmmod trace_events_sample");
+	f->module = false;
 }
 
 #ifndef PERF_FLAG_PID_KVIEW
@@ -447,38 +556,32 @@ static int perfmon_only_errno(struct perf_event_attr *attr, int vfd)
 	return as_nobody(CAP_HIGH(CAP_PERFMON), open_as, &a);
 }
 
-static void test_explicit(void)
-{
-	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
-		       "count=20000", "status=none", NULL };
-	struct perf_event_attr kp = {
-		.size = sizeof(kp), .type = pmu_type("kprobe"),
-		.config1 = (unsigned long)"ksys_read",
-	};
-	struct perf_event_attr up = {
-		.size = sizeof(up), .type = pmu_type("uprobe"),
-		.config1 = (unsigned long)"/proc/self/exe",
-	};
-	struct perf_event_attr sw = {
-		.size = sizeof(sw), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 10000000,
-	};
-	struct count *view = count__open(), *in = count__open();
-	struct bpf_link *view_link, *in_link;
-	unsigned long long want;
-	struct kview_info info;
-	pid_t target, decoy;
-	struct kview *kv;
-	int vfd, nfd, pfd;
+/* The perf events of the explicit case: a kprobe, a uprobe, cpu-clock. */
+struct ev_attrs {
+	struct perf_event_attr kp, up, sw;
+};
 
-	check(view && in, "open count.bpf.o: %s", strerror(errno));
-	target = spawn_stopped(dd);
-	decoy = spawn_stopped(dd);
-	kv = kview__create(target, NULL);
-	check(kv, "kview__create: %s", strerror(errno));
-	vfd = kview__fd(kv);
-	nfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	check(nfd >= 0, "/dev/null: %s", strerror(errno));
+static void explicit_attrs(struct ev_attrs *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->kp.size = sizeof(ev->kp);
+	ev->kp.type = pmu_type("kprobe");
+	ev->kp.config1 = (unsigned long)"ksys_read";
+	ev->up.size = sizeof(ev->up);
+	ev->up.type = pmu_type("uprobe");
+	ev->up.config1 = (unsigned long)"/proc/self/exe";
+	ev->sw.size = sizeof(ev->sw);
+	ev->sw.type = PERF_TYPE_SOFTWARE;
+	ev->sw.config = PERF_COUNT_SW_CPU_CLOCK;
+	ev->sw.sample_period = 10000000;
+}
+
+/* What cannot be opened in the view: each with its errno, none attached. */
+static void explicit_errnos(struct errs *f, const struct ev_attrs *ev)
+{
+	struct perf_event_attr kp = ev->kp, up = ev->up, sw = ev->sw;
+	int vfd = kview__fd(f->kv), nfd = f->nfd;
+	struct kview_info info;
 
 	expect_errno(open_in_view(&kp, 1000, 0, 0), EBADF);
 	expect_errno(open_in_view(&kp, nfd, 0, 0), EINVAL);
@@ -489,62 +592,97 @@ static void test_explicit(void)
 	expect_errno(open_in_view(&up, vfd, 0, 0), EOPNOTSUPP);
 	/* The fd alone is not enough: nobody with CAP_PERFMON, not CAP_BPF. */
 	expect_errno(perfmon_only_errno(&kp, vfd), EPERM);
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	check_eq(info.nr_attachments, 0);
 	check_eq(info.nr_refused, 0);
+}
 
-	/* This task never enters the view's scope. */
-	pfd = open_in_view(&kp, vfd, 0, 0);
-	check(pfd >= 0, "kprobe event in the view: %s", strerror(-pfd));
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+/*
+ * The kprobe event in the view, opened by this task, which never enters
+ * its scope: the view's attachment.  The view's program on it and the
+ * in-eBPF one, attached.
+ */
+static void explicit_event(struct errs *f, struct perf_event_attr *kp)
+{
+	struct kview_info info;
+
+	f->pfd = open_in_view(kp, kview__fd(f->kv), 0, 0);
+	check(f->pfd >= 0, "kprobe event in the view: %s", strerror(-f->pfd));
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	diag("view %u: %u attachment(s), %u patch(es)", info.id, info.nr_attachments,
 	     info.nr_patches);
 	check_eq(info.nr_attachments, 1);
 	check_eq(info.nr_patches, 1);
 
-	in->rodata->filter_tgid = target;
-	only_program(in->obj, "tp_enter");
-	only_program(view->obj, "kp_entry");
-	check(!count__load(in) && !count__load(view), "load count.bpf.o: %s", strerror(errno));
-	view_link = bpf_program__attach_perf_event(view->progs.kp_entry, pfd);
-	check(view_link, "attach to the view's event: %s", strerror(errno));
-	in_link = bpf_program__attach(in->progs.tp_enter);
-	check(in_link, "attach in-eBPF: %s", strerror(errno));
-	resume(decoy);
-	resume(target);
-	check_eq(wait_exit(decoy), 0);
-	check_eq(wait_exit(target), 0);
-	want = check_counts_equal(bpf_map__fd(view->maps.counts),
-				  bpf_map__fd(in->maps.counts), target, decoy);
+	f->in->rodata->filter_tgid = f->target;
+	only_program(f->in->obj, "tp_enter");
+	only_program(f->view->obj, "kp_entry");
+	check(!count__load(f->in) && !count__load(f->view), "load count.bpf.o: %s",
+	      strerror(errno));
+	f->view_link = bpf_program__attach_perf_event(f->view->progs.kp_entry, f->pfd);
+	check(f->view_link, "attach to the view's event: %s", strerror(errno));
+	f->in_link = bpf_program__attach(f->in->progs.tp_enter);
+	check(f->in_link, "attach in-eBPF: %s", strerror(errno));
+}
+
+static void test_explicit(void *fixture, const void *variant)
+{
+	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+		       "count=20000", "status=none", NULL };
+	struct ev_attrs ev;
+	struct errs *f = fixture;
+	unsigned long long want;
+
+	(void)variant;
+	explicit_attrs(&ev);
+	f->view = count__open();
+	f->in = count__open();
+	check(f->view && f->in, "open count.bpf.o: %s", strerror(errno));
+	f->target = spawn_stopped(dd);
+	f->decoy = spawn_stopped(dd);
+	f->kv = kview__create(f->target, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	f->nfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	check(f->nfd >= 0, "/dev/null: %s", strerror(errno));
+	explicit_errnos(f, &ev);
+	explicit_event(f, &ev.kp);
+
+	resume(f->decoy);
+	resume(f->target);
+	check_eq(wait_exit(f->decoy), 0);
+	check_eq(wait_exit(f->target), 0);
+	want = check_counts_equal(bpf_map__fd(f->view->maps.counts),
+				  bpf_map__fd(f->in->maps.counts), f->target, f->decoy);
 	check(want >= 20000, "in-eBPF saw only %llu reads of the target", want);
 
 	/* The link owns the event: the hook goes with it. */
-	bpf_link__destroy(view_link);
-	bpf_link__destroy(in_link);
-	close(pfd);
-	check_view_empty_destroy(kv);
-	close(nfd);
-	count__destroy(view);
-	count__destroy(in);
+	release_link(&f->view_link);
+	release_link(&f->in_link);
+	release_fd(&f->pfd);
+	check_view_empty_destroy(f->kv);
+	f->kv = NULL;
+	release_fd(&f->nfd);
+	count__destroy(f->view);
+	count__destroy(f->in);
+	f->view = f->in = NULL;
 	check_stats_clean();
 	check_eq(kview_stats().out_of_scope, 0);
 }
 
+static const struct check_case cases[] = {
+	{ "targets", test_targets, NULL },
+	{ "privileges", test_privileges, NULL },
+	{ "scope", test_scope, NULL },
+	{ "explicit", test_explicit, NULL },
+};
+
+static const struct check_suite suite = {
+	.fixture_size = sizeof(struct errs),
+	.teardown = errs_teardown,
+	CHECK_CASES(cases),
+};
+
 int main(int argc, char **argv)
 {
-	const char *mode = argc > 1 ? argv[1] : "";
-
-	if (!strcmp(mode, "targets"))
-		test_targets();
-	else if (!strcmp(mode, "privileges"))
-		test_privileges();
-	else if (!strcmp(mode, "scope"))
-		test_scope();
-	else if (!strcmp(mode, "explicit"))
-		test_explicit();
-	else {
-		fprintf(stderr, "usage: kview-errors targets|privileges|scope|explicit\n");
-		return 2;
-	}
-	return check_status();
+	return check_main(&suite, argc, argv);
 }

@@ -18,6 +18,10 @@
  *           cannot hold whose code ignores link_create.flags (a
  *           uprobe_multi link, which the same call without the flag
  *           makes): their errno, and nothing attached
+ *
+ * One suite (tests/lib/harness.h): the fixture is what a case makes (the
+ * processes, the views, the objects, the link and fds), released by its
+ * teardown if a check failed first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +33,38 @@
 
 #include "kvtest.h"
 #include "explicit.skel.h"
+
+/* What the case made; NULL or 0 is what it did not, or released. */
+struct ex {
+	struct explicit *view, *in;	/* the view's program, the in-eBPF one */
+	struct kview *kv, *other;	/* the target's view, the decoy's */
+	struct bpf_link *in_link;
+	pid_t target, decoy;
+	int link, nfd;			/* the view's link, /dev/null */
+};
+
+/* Detach, close the views, the fds and the objects. */
+static void ex_release(struct ex *f)
+{
+	release_fd(&f->link);
+	release_fd(&f->nfd);
+	release_link(&f->in_link);
+	release_view(&f->kv);
+	release_view(&f->other);
+	explicit__destroy(f->view);
+	explicit__destroy(f->in);
+	f->view = f->in = NULL;
+}
+
+static void ex_teardown(void *fixture, const void *variant)
+{
+	struct ex *f = fixture;
+
+	(void)variant;
+	reap_child(f->target);
+	reap_child(f->decoy);
+	ex_release(f);
+}
 
 static int sys_bpf(int cmd, union bpf_attr *attr)
 {
@@ -92,84 +128,98 @@ static struct bpf_program *program(struct explicit *skel, const char *name)
 }
 
 /*
- * A link of program @name made in a view of a target by its fd, from
- * inside the attach scope of a decoy's view if @in_other_scope: the
- * target's reads only, as pid == N counts them.
+ * The target's view, and (@in_other_scope) the decoy's, whose attach
+ * scope this task enters.
  */
-static void one_link(const char *name, bool in_other_scope)
+static void make_views(struct ex *f, bool in_other_scope)
 {
-	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
-		       "count=20000", "status=none", NULL };
-	struct explicit *view = load_one(name, 0), *in;
-	struct bpf_program *prog = program(view, name);
-	struct kview *kv, *other = NULL;
-	unsigned long long want;
-	struct kview_info info;
-	struct bpf_link *in_link;
-	pid_t target, decoy;
-	int link;
+	f->kv = kview__create(f->target, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	if (!in_other_scope)
+		return;
+	f->other = kview__create(f->decoy, NULL);
+	check(f->other, "kview__create (decoy): %s", strerror(errno));
+	check(!ioctl(kview__fd(f->other), KVIEW_IOC_SCOPE_ENTER),
+	      "scope enter: %s", strerror(errno));
+}
 
-	diag("%s%s", name, in_other_scope ? ", from another view's scope" : "");
-	target = spawn_stopped(dd);
-	decoy = spawn_stopped(dd);
-	in = load_one("tp_enter", target);
-	kv = kview__create(target, NULL);
-	check(kv, "kview__create: %s", strerror(errno));
-	if (in_other_scope) {
-		other = kview__create(decoy, NULL);
-		check(other, "kview__create (decoy): %s", strerror(errno));
-		check(!ioctl(kview__fd(other), KVIEW_IOC_SCOPE_ENTER),
-		      "scope enter: %s", strerror(errno));
-	}
+/*
+ * The link of program @name in the target's view by its fd (from the
+ * decoy's view's scope if there is one): the target's view's, only.
+ */
+static void make_link(struct ex *f, const char *name)
+{
+	struct bpf_program *prog = program(f->view, name);
+	struct kview_info info;
 
 	if (!strcmp(name, "rt_enter"))
-		link = raw_tp_in_view(prog, BPF_F_KVIEW_FD, kview__fd(kv));
+		f->link = raw_tp_in_view(prog, BPF_F_KVIEW_FD, kview__fd(f->kv));
 	else
-		link = link_in_view(prog, BPF_F_KVIEW_FD, kview__fd(kv));
-	check(link >= 0, "%s link in the view: %s", name, strerror(-link));
-	if (other) {
-		check(!ioctl(kview__fd(other), KVIEW_IOC_SCOPE_LEAVE),
+		f->link = link_in_view(prog, BPF_F_KVIEW_FD, kview__fd(f->kv));
+	check(f->link >= 0, "%s link in the view: %s", name, strerror(-f->link));
+	if (f->other) {
+		check(!ioctl(kview__fd(f->other), KVIEW_IOC_SCOPE_LEAVE),
 		      "scope leave: %s", strerror(errno));
-		check(!kview__info(other, &info), "info: %s", strerror(errno));
+		check(!kview__info(f->other, &info), "info: %s", strerror(errno));
 		check_eq(info.nr_attachments, 0);
 	}
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	diag("view %u: %u attachment(s), %u patch(es)", info.id,
 	     info.nr_attachments, info.nr_patches);
 	check_eq(info.nr_attachments, 1);
 	check_eq(info.nr_refused, 0);
+}
 
-	in_link = bpf_program__attach(in->progs.tp_enter);
-	check(in_link, "attach in-eBPF: %s", strerror(errno));
-	resume(decoy);
-	resume(target);
-	check_eq(wait_exit(decoy), 0);
-	check_eq(wait_exit(target), 0);
-	want = check_counts_equal(bpf_map__fd(view->maps.counts),
-				  bpf_map__fd(in->maps.counts), target, decoy);
+/*
+ * A link of program @name made in a view of a target by its fd, from
+ * inside the attach scope of a decoy's view if @in_other_scope: the
+ * target's reads only, as pid == N counts them.
+ */
+static void one_link(struct ex *f, const char *name, bool in_other_scope)
+{
+	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+		       "count=20000", "status=none", NULL };
+	unsigned long long want;
+	struct kview_info info;
+
+	f->view = load_one(name, 0);
+	diag("%s%s", name, in_other_scope ? ", from another view's scope" : "");
+	f->target = spawn_stopped(dd);
+	f->decoy = spawn_stopped(dd);
+	f->in = load_one("tp_enter", f->target);
+	make_views(f, in_other_scope);
+	make_link(f, name);
+
+	f->in_link = bpf_program__attach(f->in->progs.tp_enter);
+	check(f->in_link, "attach in-eBPF: %s", strerror(errno));
+	resume(f->decoy);
+	resume(f->target);
+	check_eq(wait_exit(f->decoy), 0);
+	check_eq(wait_exit(f->target), 0);
+	want = check_counts_equal(bpf_map__fd(f->view->maps.counts),
+				  bpf_map__fd(f->in->maps.counts), f->target, f->decoy);
 	check(want >= 20000, "in-eBPF saw only %llu reads of the target", want);
 
 	/* The hook goes with the link. */
-	close(link);
-	bpf_link__destroy(in_link);
-	check(WAIT_FOR(!kview__info(kv, &info) && !info.nr_attachments, 10),
+	release_fd(&f->link);
+	release_link(&f->in_link);
+	check(WAIT_FOR(!kview__info(f->kv, &info) && !info.nr_attachments, 10),
 	      "the view keeps %u attachment(s) after the link's close",
 	      info.nr_attachments);
-	check_view_empty_destroy(kv);
-	if (other)
-		kview__destroy(other);
-	explicit__destroy(view);
-	explicit__destroy(in);
+	check_view_empty_destroy(f->kv);
+	f->kv = NULL;
+	ex_release(f);
 	check_stats_clean();
 	check_eq(kview_stats().out_of_scope, 0);
 }
 
-static void test_links(void)
+static void test_links(void *fixture, const void *variant)
 {
-	one_link("km_read", true);
-	one_link("fe_read", false);
-	one_link("rt_enter", true);
-	one_link("btf_enter", false);
+	(void)variant;
+	one_link(fixture, "km_read", true);
+	one_link(fixture, "fe_read", false);
+	one_link(fixture, "rt_enter", true);
+	one_link(fixture, "btf_enter", false);
 }
 
 /* The uprobe of the errors test: never called once it is attached. */
@@ -214,26 +264,16 @@ static int uprobe_multi_link(struct bpf_program *prog, __u32 flags)
 	return sys_bpf(BPF_LINK_CREATE, &attr);
 }
 
-static void test_errors(void)
+/*
+ * Each link kind but the uprobe_multi one: a bad fd, a non-view fd, the
+ * view's fd without the flag (and, for the raw tracepoint, unknown flags).
+ */
+static void expect_link_errnos(struct ex *f)
 {
-	struct explicit *skel = explicit__open();
-	struct kview_info info;
+	int vfd = kview__fd(f->kv), nfd = f->nfd;
 	struct bpf_program *p;
-	int vfd, nfd;
-	struct kview *kv;
 
-	check(skel, "open explicit.bpf.o: %s", strerror(errno));
-	check(!bpf_program__set_expected_attach_type(skel->progs.um_any,
-						      BPF_TRACE_UPROBE_MULTI),
-	      "uprobe_multi attach type: %s", strerror(errno));
-	check(!explicit__load(skel), "load explicit.bpf.o: %s", strerror(errno));
-	kv = kview__create(0, NULL);
-	check(kv, "kview__create: %s", strerror(errno));
-	vfd = kview__fd(kv);
-	nfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	check(nfd >= 0, "/dev/null: %s", strerror(errno));
-
-	bpf_object__for_each_program(p, skel->obj) {
+	bpf_object__for_each_program(p, f->view->obj) {
 		const char *name = bpf_program__name(p);
 
 		if (!strcmp(name, "tp_enter") || !strcmp(name, "um_any"))
@@ -250,41 +290,61 @@ static void test_errors(void)
 		expect_errno(link_in_view(p, BPF_F_KVIEW_FD, nfd), EINVAL);
 		expect_errno(link_in_view(p, 0, vfd), EINVAL);
 	}
+}
+
+static void test_errors(void *fixture, const void *variant)
+{
+	struct ex *f = fixture;
+	struct explicit *skel;
+	struct kview_info info;
+	int fd;
+
+	(void)variant;
+	f->view = skel = explicit__open();
+	check(skel, "open explicit.bpf.o: %s", strerror(errno));
+	check(!bpf_program__set_expected_attach_type(skel->progs.um_any,
+						      BPF_TRACE_UPROBE_MULTI),
+	      "uprobe_multi attach type: %s", strerror(errno));
+	check(!explicit__load(skel), "load explicit.bpf.o: %s", strerror(errno));
+	f->kv = kview__create(0, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	f->nfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	check(f->nfd >= 0, "/dev/null: %s", strerror(errno));
+	expect_link_errnos(f);
 
 	/*
 	 * A uprobe_multi link's code ignores link_create.flags: without the
 	 * flag the call makes a link (the control), with it no view would
 	 * hold it, and it is refused.
 	 */
-	{
-		int fd = uprobe_multi_link(skel->progs.um_any, 0);
+	fd = uprobe_multi_link(skel->progs.um_any, 0);
+	check(fd >= 0, "uprobe_multi link: %s", strerror(-fd));
+	close(fd);
+	expect_errno(uprobe_multi_link(skel->progs.um_any, BPF_F_KVIEW_FD),
+		     EINVAL);
 
-		check(fd >= 0, "uprobe_multi link: %s", strerror(-fd));
-		close(fd);
-		expect_errno(uprobe_multi_link(skel->progs.um_any, BPF_F_KVIEW_FD),
-			     EINVAL);
-	}
-
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	check_eq(info.nr_attachments, 0);
 	check_eq(info.nr_refused, 0);
-	close(nfd);
-	check_view_empty_destroy(kv);
-	explicit__destroy(skel);
+	release_fd(&f->nfd);
+	check_view_empty_destroy(f->kv);
+	f->kv = NULL;
+	ex_release(f);
 	check_stats_clean();
 }
 
+static const struct check_case cases[] = {
+	{ "links", test_links, NULL },
+	{ "errors", test_errors, NULL },
+};
+
+static const struct check_suite suite = {
+	.fixture_size = sizeof(struct ex),
+	.teardown = ex_teardown,
+	CHECK_CASES(cases),
+};
+
 int main(int argc, char **argv)
 {
-	const char *mode = argc > 1 ? argv[1] : "";
-
-	if (!strcmp(mode, "links"))
-		test_links();
-	else if (!strcmp(mode, "errors"))
-		test_errors();
-	else {
-		fprintf(stderr, "usage: kview-explicit links|errors\n");
-		return 2;
-	}
-	return check_status();
+	return check_main(&suite, argc, argv);
 }
