@@ -22,6 +22,11 @@
  *                 (a raw tracepoint program) or a global arm give the view
  *                 the global call back, and the view gets its direct call
  *                 again when they go; the counts stay exact throughout
+ *
+ * One suite (tests/lib/harness.h): the fixture is what a case makes (the
+ * processes, the view, up to three objects and their links, the sample
+ * module), released by its teardown if a check failed first; the variant
+ * of the sequential cases is their program and workload.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -35,6 +40,21 @@
 #define NSTR "2000"
 
 static char workload[4096];
+
+struct tp_variant {
+	const char *prog;	/* raw-syscalls, sched, raw-tp, tp-btf */
+	const char *work, *n;	/* `workload WORK N` */
+	long at_least;		/* events in-eBPF must count */
+};
+
+/* What the case made; NULL or 0 is what it did not, or released. */
+struct tp {
+	pid_t t, d, holder, child;	/* target, decoy, view holder, own child */
+	struct kview *kv;
+	struct tpcount *view, *in, *global;
+	struct bpf_link *vl, *il, *gl;	/* their links */
+	bool module;			/* trace-events-sample loaded */
+};
 
 static struct tpcount *load(const char *prog, unsigned int filter,
 			    unsigned long mark)
@@ -77,150 +97,175 @@ static void settle_clean(void)
 	check_eq(s.pt_pages, 0);
 }
 
-/* @prog in the view of `workload ARGS`, with a decoy doing the same. */
-static unsigned long long run_view(const char *prog, unsigned long mark,
-				   char **args, bool check_text)
+static void destroy_skel(struct tpcount **skel)
 {
-	struct tpcount *view = load(prog, 0, mark);
+	tpcount__destroy(*skel);
+	*skel = NULL;
+}
+
+/* Detach, close the view and the objects. */
+static void tp_release(struct tp *f)
+{
+	release_link(&f->il);
+	release_link(&f->gl);
+	release_link(&f->vl);
+	release_view(&f->kv);
+	destroy_skel(&f->global);
+	destroy_skel(&f->in);
+	destroy_skel(&f->view);
+}
+
+static void tp_teardown(void *fixture, const void *variant)
+{
+	struct tp *f = fixture;
+
+	(void)variant;
+	reap_child(f->t);
+	reap_child(f->d);
+	reap_child(f->holder);
+	reap_child(f->child);
+	tp_release(f);
+	if (f->module && system("rmmod trace_events_sample"))
+		diag("rmmod trace_events_sample failed");
+}
+
+/* Target and decoy running `workload ARGS`, stopped; the target's view. */
+static void spawn_pair(struct tp *f, char **args, const struct kview_opts *opts)
+{
+	f->t = spawn_stopped(args);
+	f->d = spawn_stopped(args);
+	f->kv = kview__create(f->t, opts);
+	check(f->kv, "kview__create: %s", strerror(errno));
+}
+
+/* Run target and decoy to their end. */
+static void run_pair(struct tp *f)
+{
+	resume(f->t);
+	resume(f->d);
+	check_eq(wait_exit(f->t), 0);
+	check_eq(wait_exit(f->d), 0);
+}
+
+/* The view's copy of the tracepoint's first jump site jumps; the global text not. */
+static void check_jump_site(struct kview *kv)
+{
+	unsigned char vb[8], gb[8];
+	unsigned long site = first_jump_patch();
+
+	check(site, "no jump patch listed in kview/views");
+	check(!kview__read_text(kv, site, vb, gb, 5), "read text: %s",
+	      strerror(errno));
+	diag("site %#lx: view %02x %02x, global %02x %02x", site,
+	     vb[0], vb[1], gb[0], gb[1]);
+	check(vb[0] == 0xe9 || vb[0] == 0xeb, "the view has no jump");
+	check(gb[0] != 0xe9 && gb[0] != 0xeb, "the global text jumps");
+}
+
+/* @prog in the view of `workload ARGS`, with a decoy doing the same. */
+static unsigned long long run_view(struct tp *f, const char *prog,
+				   unsigned long mark, char **args, bool check_text)
+{
 	unsigned long long got;
-	struct bpf_link *link;
-	struct kview *kv;
-	pid_t t, d;
 
-	t = spawn_stopped(args);
-	d = spawn_stopped(args);
-	kv = kview__create(t, NULL);
-	check(kv, "kview__create: %s", strerror(errno));
-	link = attach(view, prog, kv);
-	if (check_text) {
-		unsigned char vb[8], gb[8];
-		unsigned long site = first_jump_patch();
-
-		check(site, "no jump patch listed in kview/views");
-		check(!kview__read_text(kv, site, vb, gb, 5), "read text: %s",
-		      strerror(errno));
-		diag("site %#lx: view %02x %02x, global %02x %02x", site,
-		     vb[0], vb[1], gb[0], gb[1]);
-		check(vb[0] == 0xe9 || vb[0] == 0xeb, "the view has no jump");
-		check(gb[0] != 0xe9 && gb[0] != 0xeb, "the global text jumps");
-	}
-	resume(t);
-	resume(d);
-	check_eq(wait_exit(t), 0);
-	check_eq(wait_exit(d), 0);
-	got = counted(view, t);
+	f->view = load(prog, 0, mark);
+	spawn_pair(f, args, NULL);
+	f->vl = attach(f->view, prog, f->kv);
+	if (check_text)
+		check_jump_site(f->kv);
+	run_pair(f);
+	got = counted(f->view, f->t);
 	diag("%s in the view: target %llu, decoy %llu, processes %zu", prog,
-	     got, counted(view, d), nkeys(view));
-	check_eq(counted(view, d), 0);
-	check_eq(nkeys(view), 1);
-	bpf_link__destroy(link);
-	kview__destroy(kv);
-	tpcount__destroy(view);
+	     got, counted(f->view, f->d), nkeys(f->view));
+	check_eq(counted(f->view, f->d), 0);
+	check_eq(nkeys(f->view), 1);
+	tp_release(f);
 	settle_clean();
 	return got;
 }
 
 /* The in-eBPF baseline: @prog globally with pid == target, alone. */
-static unsigned long long run_in_ebpf(const char *prog, unsigned long mark,
-				      char **args)
+static unsigned long long run_in_ebpf(struct tp *f, const char *prog,
+				      unsigned long mark, char **args)
 {
-	struct tpcount *in;
 	unsigned long long got;
-	struct bpf_link *link;
-	pid_t t;
 
-	t = spawn_stopped(args);
-	in = load(prog, t, mark);
-	link = attach(in, prog, NULL);
-	resume(t);
-	check_eq(wait_exit(t), 0);
-	got = counted(in, t);
-	diag("%s in-eBPF (global, pid == %d): %llu", prog, t, got);
-	bpf_link__destroy(link);
-	tpcount__destroy(in);
+	f->t = spawn_stopped(args);
+	f->in = load(prog, f->t, mark);
+	f->il = attach(f->in, prog, NULL);
+	resume(f->t);
+	check_eq(wait_exit(f->t), 0);
+	got = counted(f->in, f->t);
+	diag("%s in-eBPF (global, pid == %d): %llu", prog, f->t, got);
+	tp_release(f);
 	return got;
 }
 
-static void test_sequential(const char *prog, char **args, long at_least)
+/* raw-syscalls, sched, raw-tp, tp-btf: in-eBPF, then in the view. */
+static void test_sequential(void *fixture, const void *variant)
 {
-	unsigned long long in = run_in_ebpf(prog, 0, args);
-	unsigned long long view = run_view(prog, 0, args, true);
+	const struct tp_variant *v = variant;
+	char *args[] = { workload, (char *)v->work, (char *)v->n, NULL };
+	unsigned long long in = run_in_ebpf(fixture, v->prog, 0, args);
+	unsigned long long view = run_view(fixture, v->prog, 0, args, true);
 
-	check(in >= (unsigned long long)at_least,
-	      "in-eBPF counted %llu, expected at least %ld", in, at_least);
+	check(in >= (unsigned long long)v->at_least,
+	      "in-eBPF counted %llu, expected at least %ld", in, v->at_least);
 	check_eq(view, in);
 }
 
 /* syscalls/sys_enter_read in the view vs kprobe ksys_read in-eBPF, one run. */
-static void test_read(void)
+static void test_read(void *fixture, const void *variant)
 {
 	char *args[] = { workload, "reads", NSTR, NULL };
-	struct tpcount *view = load("tp_read", 0, MARK_SIZE), *in;
-	struct bpf_link *vl, *il;
-	struct kview *kv;
-	pid_t t, d;
+	struct tp *f = fixture;
 
-	t = spawn_stopped(args);
-	d = spawn_stopped(args);
-	in = load("kp_read", t, MARK_SIZE);
-	kv = kview__create(t, NULL);
-	check(kv, "kview__create: %s", strerror(errno));
-	il = attach(in, "kp_read", NULL);
-	vl = attach(view, "tp_read", kv);
-	resume(t);
-	resume(d);
-	check_eq(wait_exit(t), 0);
-	check_eq(wait_exit(d), 0);
+	(void)variant;
+	f->view = load("tp_read", 0, MARK_SIZE);
+	f->t = spawn_stopped(args);
+	f->d = spawn_stopped(args);
+	f->in = load("kp_read", f->t, MARK_SIZE);
+	f->kv = kview__create(f->t, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	f->il = attach(f->in, "kp_read", NULL);
+	f->vl = attach(f->view, "tp_read", f->kv);
+	run_pair(f);
 	diag("sys_enter_read in the view: target %llu, decoy %llu; in-eBPF ksys_read: %llu",
-	     counted(view, t), counted(view, d), counted(in, t));
-	check_eq(counted(in, t), N);
-	check_eq(counted(view, t), N);
-	check_eq(nkeys(view), 1);
-	bpf_link__destroy(vl);
-	bpf_link__destroy(il);
-	kview__destroy(kv);
-	tpcount__destroy(view);
-	tpcount__destroy(in);
+	     counted(f->view, f->t), counted(f->view, f->d), counted(f->in, f->t));
+	check_eq(counted(f->in, f->t), N);
+	check_eq(counted(f->view, f->t), N);
+	check_eq(nkeys(f->view), 1);
+	tp_release(f);
 	settle_clean();
 }
 
-static void test_mixed(void)
+static void test_mixed(void *fixture, const void *variant)
 {
 	char *args[] = { workload, "reads", NSTR, NULL };
-	struct tpcount *view, *in, *global;
-	struct bpf_link *vl, *il, *gl;
-	struct kview *kv;
+	struct tp *f = fixture;
 	pid_t t, d;
 
-	t = spawn_stopped(args);
-	d = spawn_stopped(args);
-	view = load("tp_raw_enter", 0, 0);
-	in = load("tp_raw_enter", t, 0);
-	global = load("tp_raw_enter", 0, 0);
-	kv = kview__create(t, NULL);
-	check(kv, "kview__create: %s", strerror(errno));
-	vl = attach(view, "tp_raw_enter", kv);
-	gl = attach(global, "tp_raw_enter", NULL);
-	il = attach(in, "tp_raw_enter", NULL);
-	resume(t);
-	resume(d);
-	check_eq(wait_exit(t), 0);
-	check_eq(wait_exit(d), 0);
+	(void)variant;
+	f->t = t = spawn_stopped(args);
+	f->d = d = spawn_stopped(args);
+	f->view = load("tp_raw_enter", 0, 0);
+	f->in = load("tp_raw_enter", t, 0);
+	f->global = load("tp_raw_enter", 0, 0);
+	f->kv = kview__create(t, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	f->vl = attach(f->view, "tp_raw_enter", f->kv);
+	f->gl = attach(f->global, "tp_raw_enter", NULL);
+	f->il = attach(f->in, "tp_raw_enter", NULL);
+	run_pair(f);
 	diag("raw_syscalls/sys_enter: view %llu, in-eBPF %llu, global target %llu decoy %llu",
-	     counted(view, t), counted(in, t), counted(global, t),
-	     counted(global, d));
-	check(counted(in, t) >= N, "in-eBPF counted %llu", counted(in, t));
-	check_eq(counted(view, t), counted(in, t));
-	check_eq(counted(global, t), counted(in, t));
-	check(counted(global, d) >= N, "the global program missed the decoy");
-	check_eq(nkeys(view), 1);
-	bpf_link__destroy(il);
-	bpf_link__destroy(gl);
-	bpf_link__destroy(vl);
-	kview__destroy(kv);
-	tpcount__destroy(global);
-	tpcount__destroy(in);
-	tpcount__destroy(view);
+	     counted(f->view, t), counted(f->in, t), counted(f->global, t),
+	     counted(f->global, d));
+	check(counted(f->in, t) >= N, "in-eBPF counted %llu", counted(f->in, t));
+	check_eq(counted(f->view, t), counted(f->in, t));
+	check_eq(counted(f->global, t), counted(f->in, t));
+	check(counted(f->global, d) >= N, "the global program missed the decoy");
+	check_eq(nkeys(f->view), 1);
+	tp_release(f);
 	settle_clean();
 }
 
@@ -273,128 +318,138 @@ static int children_of(pid_t pid)
 }
 
 /* A view with @follow on `workload forkspin`: is the child flagged? */
-static int forkspin_child_flagged(bool follow)
+static int forkspin_child_flagged(struct tp *f, bool follow)
 {
 	char *forkspin[] = { workload, "forkspin", NULL };
 	LIBBPF_OPTS(kview_opts, opts, .follow_fork = follow);
-	struct tpcount *skel = load("tp_raw_enter", 0, 0);
-	struct bpf_link *link;
-	struct kview *kv;
 	int children;
-	pid_t t;
 
-	t = spawn_stopped(forkspin);
-	kv = kview__create(t, &opts);
-	check(kv, "kview__create: %s", strerror(errno));
-	link = attach(skel, "tp_raw_enter", kv);
-	resume(t);
-	check(WAIT_FOR(children_of(t) > 0, 20), "forkspin did not fork");
+	f->view = load("tp_raw_enter", 0, 0);
+	f->t = spawn_stopped(forkspin);
+	f->kv = kview__create(f->t, &opts);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	f->vl = attach(f->view, "tp_raw_enter", f->kv);
+	resume(f->t);
+	check(WAIT_FOR(children_of(f->t) > 0, 20), "forkspin did not fork");
 	usleep(100000);
-	children = count_flagged("PPid", t);
+	children = count_flagged("PPid", f->t);
 	diag("forkspin%s: target flagged %d, its child %d", follow ?
-	     " with follow-fork" : "", count_flagged("Tgid", t), children);
-	check_eq(count_flagged("Tgid", t), 1);
-	kill(-t, SIGKILL);
-	wait_exit(t);
-	bpf_link__destroy(link);
-	kview__destroy(kv);
-	tpcount__destroy(skel);
+	     " with follow-fork" : "", count_flagged("Tgid", f->t), children);
+	check_eq(count_flagged("Tgid", f->t), 1);
+	kill(-f->t, SIGKILL);
+	wait_exit(f->t);
+	tp_release(f);
 	settle_clean();
 	return children;
 }
 
-static void test_syscall_work(void)
+/*
+ * The target's threads (in a follow-fork view tracing syscalls) have the
+ * flag, nobody else, and none once it exited.
+ */
+static void flagged_threads(struct tp *f)
 {
 	char *spin[] = { workload, "spin", NULL };
 	char *threads[] = { workload, "threads", "3", "200000", NULL };
 	LIBBPF_OPTS(kview_opts, opts, .follow_fork = true);
-	struct tpcount *skel = load("tp_raw_enter", 0, 0);
 	int tids[512];
-	struct bpf_link *link;
-	struct kview *kv;
-	pid_t t, d, child;
 	size_t n;
 
-	check_eq(syscall_work_tids(tids, 512), 0);
-	t = spawn_stopped(threads);
-	d = spawn_stopped(spin);
-	kv = kview__create(t, &opts);
-	check(kv, "kview__create: %s", strerror(errno));
-	link = attach(skel, "tp_raw_enter", kv);
-	resume(t);
-	resume(d);
-	WAIT_FOR(count_flagged("Tgid", t) == 4, 20);
+	f->t = spawn_stopped(threads);
+	f->d = spawn_stopped(spin);
+	f->kv = kview__create(f->t, &opts);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	f->vl = attach(f->view, "tp_raw_enter", f->kv);
+	resume(f->t);
+	resume(f->d);
+	WAIT_FOR(count_flagged("Tgid", f->t) == 4, 20);
 	n = syscall_work_tids(tids, 512);
 	diag("while the view traces syscalls: %zu task(s) flagged, %d of the target",
-	     n, count_flagged("Tgid", t));
+	     n, count_flagged("Tgid", f->t));
 	/* The target's main thread and its 3 workers, nobody else. */
-	check_eq(count_flagged("Tgid", t), 4);
+	check_eq(count_flagged("Tgid", f->t), 4);
 	check_eq(n, 4);
-	check(!syscall_work_flagged(d), "the decoy has the flag");
+	check(!syscall_work_flagged(f->d), "the decoy has the flag");
 	check(!syscall_work_flagged(getpid()), "the test has the flag");
-	check_eq(wait_exit(t), 0);
+	check_eq(wait_exit(f->t), 0);
 	check_eq(syscall_work_tids(tids, 512), 0);
+}
 
-	/* A process added to the view gets it; the test's own child not. */
-	check(!kview__add_pid(kv, d), "add decoy: %s", strerror(errno));
-	check(WAIT_FOR(syscall_work_flagged(d), 20),
+/* A process added to the view gets it; the test's own child not. */
+static void flagged_added(struct tp *f)
+{
+	int tids[512];
+
+	check(!kview__add_pid(f->kv, f->d), "add decoy: %s", strerror(errno));
+	check(WAIT_FOR(syscall_work_flagged(f->d), 20),
 	      "a process added to the view has no flag");
-	child = fork();
-	if (!child) {
+	f->child = fork();
+	if (!f->child) {
 		execl(workload, workload, "spin", NULL);
 		_exit(127);
 	}
 	usleep(100000);
-	check(!syscall_work_flagged(child), "the test's own child got the flag");
-	kill(child, SIGKILL);
-	wait_exit(child);
-	kill(d, SIGKILL);
-	wait_exit(d);
-	check_eq(syscall_work_tids(tids, 512), 0);
-	bpf_link__destroy(link);
-	kview__destroy(kv);
-	tpcount__destroy(skel);
-	settle_clean();
-
-	/* Children forked after the attach: traced with follow-fork only. */
-	check_eq(forkspin_child_flagged(true), 1);
-	check_eq(forkspin_child_flagged(false), 0);
+	check(!syscall_work_flagged(f->child), "the test's own child got the flag");
+	kill(f->child, SIGKILL);
+	wait_exit(f->child);
+	kill(f->d, SIGKILL);
+	wait_exit(f->d);
 	check_eq(syscall_work_tids(tids, 512), 0);
 }
 
-static void test_module(void)
+static void test_syscall_work(void *fixture, const void *variant)
+{
+	struct tp *f = fixture;
+	int tids[512];
+
+	(void)variant;
+	f->view = load("tp_raw_enter", 0, 0);
+	check_eq(syscall_work_tids(tids, 512), 0);
+	flagged_threads(f);
+	flagged_added(f);
+	tp_release(f);
+	settle_clean();
+
+	/* Children forked after the attach: traced with follow-fork only. */
+	check_eq(forkspin_child_flagged(f, true), 1);
+	check_eq(forkspin_child_flagged(f, false), 0);
+	check_eq(syscall_work_tids(tids, 512), 0);
+}
+
+static void test_module(void *fixture, const void *variant)
 {
 	char *spin[] = { "sleep", "60", NULL };
-	struct tpcount *skel = tpcount__open();
+	struct tp *f = fixture;
 	struct bpf_link *link;
-	struct kview *kv;
-	pid_t t;
 
+	(void)variant;
 	check(!system("modprobe -d \"$KVIEW_MODROOT\" trace-events-sample"),
 	      "cannot load trace-events-sample");
-	check(skel, "open: %s", strerror(errno));
-	bpf_program__set_autoload(skel->progs.tp_read, false);
-	bpf_program__set_autoload(skel->progs.kp_read, false);
-	bpf_program__set_autoload(skel->progs.tp_raw_enter, false);
-	bpf_program__set_autoload(skel->progs.tp_fork, false);
-	bpf_program__set_autoload(skel->progs.rawtp_enter, false);
-	bpf_program__set_autoload(skel->progs.btf_enter, false);
-	check(!tpcount__load(skel), "load: %s", strerror(errno));
-	t = spawn_stopped(spin);
-	resume(t);
-	kv = kview__create(t, NULL);
-	check(kv, "kview__create: %s", strerror(errno));
-	link = kview__attach_program(kv, skel->progs.tp_module);
+	f->module = true;
+	f->view = tpcount__open();
+	check(f->view, "open: %s", strerror(errno));
+	bpf_program__set_autoload(f->view->progs.tp_read, false);
+	bpf_program__set_autoload(f->view->progs.kp_read, false);
+	bpf_program__set_autoload(f->view->progs.tp_raw_enter, false);
+	bpf_program__set_autoload(f->view->progs.tp_fork, false);
+	bpf_program__set_autoload(f->view->progs.rawtp_enter, false);
+	bpf_program__set_autoload(f->view->progs.btf_enter, false);
+	check(!tpcount__load(f->view), "load: %s", strerror(errno));
+	f->t = spawn_stopped(spin);
+	resume(f->t);
+	f->kv = kview__create(f->t, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	link = kview__attach_program(f->kv, f->view->progs.tp_module);
 	diag("sample-trace/foo_bar in a view: %s", link ? "attached" : strerror(errno));
 	check(!link && errno == EOPNOTSUPP, "expected EOPNOTSUPP");
-	link = kview__attach_program(kv, skel->progs.rawtp_module);
+	link = kview__attach_program(f->kv, f->view->progs.rawtp_module);
 	diag("raw_tp foo_bar in a view: %s", link ? "attached" : strerror(errno));
 	check(!link && errno == EOPNOTSUPP, "expected EOPNOTSUPP");
-	kill(t, SIGKILL);
-	wait_exit(t);
-	kview__destroy(kv);
-	tpcount__destroy(skel);
+	kill(f->t, SIGKILL);
+	wait_exit(f->t);
+	tp_release(f);
 	settle_clean();
+	f->module = false;
 	check(!system("rmmod trace_events_sample"), "rmmod failed");
 }
 
@@ -422,16 +477,15 @@ static void check_site(struct kview *kv, unsigned long site, unsigned int nr,
 }
 
 /* A target whose sys_enter events two programs count, with a decoy. */
-static void run_counted(struct kview *kv, struct tpcount *a, struct tpcount *b)
+static void run_counted(struct tp *f, struct tpcount *a, struct tpcount *b)
 {
 	char *args[] = { workload, "reads", NSTR, NULL };
-	pid_t t = spawn_stopped(args), d = spawn_stopped(args);
+	pid_t t, d;
 
-	check(!kview__add_pid(kv, t), "add target: %s", strerror(errno));
-	resume(t);
-	resume(d);
-	check_eq(wait_exit(t), 0);
-	check_eq(wait_exit(d), 0);
+	f->t = t = spawn_stopped(args);
+	f->d = d = spawn_stopped(args);
+	check(!kview__add_pid(f->kv, t), "add target: %s", strerror(errno));
+	run_pair(f);
 	if (b)
 		diag("target %d: %llu event(s), second program %llu, decoy %llu",
 		     t, counted(a, t), counted(b, t), counted(a, d));
@@ -444,91 +498,94 @@ static void run_counted(struct kview *kv, struct tpcount *a, struct tpcount *b)
 		check_eq(counted(b, t), counted(a, t));
 }
 
-static void test_direct_call(void)
+/* A second probe (a raw tracepoint program in the view), then gone. */
+static void direct_call_second_probe(struct tp *f, unsigned long site)
+{
+	f->in = load("rawtp_enter", 0, 0);
+	f->il = attach(f->in, "rawtp_enter", f->kv);
+	check_site(f->kv, site, 0, "__traceiter_sys_enter", "__traceiter_sys_enter",
+		   "two probes");
+	run_counted(f, f->view, f->in);
+	release_link(&f->il);
+	destroy_skel(&f->in);
+	check_eq(first_patch("call", NULL), site);
+	check_site(f->kv, site, 1, "perf_trace_sys_enter", "__traceiter_sys_enter",
+		   "the second probe gone");
+}
+
+/* Armed globally: the global text calls the probe, the view with it. */
+static void direct_call_global(struct tp *f, unsigned long site)
+{
+	f->global = load("tp_raw_enter", 0, 0);
+	f->gl = attach(f->global, "tp_raw_enter", NULL);
+	check_site(f->kv, site, 0, "perf_trace_sys_enter", "perf_trace_sys_enter",
+		   "armed globally too");
+	run_counted(f, f->view, NULL);
+	release_link(&f->gl);
+	destroy_skel(&f->global);
+	check_site(f->kv, site, 1, "perf_trace_sys_enter", "__traceiter_sys_enter",
+		   "the global arm gone");
+	run_counted(f, f->view, NULL);
+}
+
+static void test_direct_call(void *fixture, const void *variant)
 {
 	char *spin[] = { "sleep", "60", NULL };
-	struct tpcount *view = load("tp_raw_enter", 0, 0), *raw, *global;
-	struct bpf_link *vl, *rl, *gl;
+	struct tp *f = fixture;
 	unsigned long site;
 	unsigned int nr;
-	struct kview *kv;
-	pid_t holder;
 
+	(void)variant;
+	f->view = load("tp_raw_enter", 0, 0);
 	/* The view lives on a sleeper; targets join it one by one. */
-	holder = spawn_stopped(spin);
-	kv = kview__create(holder, NULL);
-	check(kv, "kview__create: %s", strerror(errno));
-	vl = attach(view, "tp_raw_enter", kv);
+	f->holder = spawn_stopped(spin);
+	f->kv = kview__create(f->holder, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	f->vl = attach(f->view, "tp_raw_enter", f->kv);
 	site = first_patch("call", &nr);
 	diag("raw_syscalls/sys_enter in the view: %u call patch(es), first at %#lx",
 	     nr, site);
-	check_site(kv, site, 1, "perf_trace_sys_enter", "__traceiter_sys_enter",
+	check_site(f->kv, site, 1, "perf_trace_sys_enter", "__traceiter_sys_enter",
 		   "one probe, armed in the view");
-	run_counted(kv, view, NULL);
+	run_counted(f, f->view, NULL);
+	direct_call_second_probe(f, site);
+	direct_call_global(f, site);
 
-	/* A second probe: the iterator for the view too, no global write. */
-	raw = load("rawtp_enter", 0, 0);
-	rl = attach(raw, "rawtp_enter", kv);
-	check_site(kv, site, 0, "__traceiter_sys_enter", "__traceiter_sys_enter",
-		   "two probes");
-	run_counted(kv, view, raw);
-	bpf_link__destroy(rl);
-	tpcount__destroy(raw);
-	check_eq(first_patch("call", NULL), site);
-	check_site(kv, site, 1, "perf_trace_sys_enter", "__traceiter_sys_enter",
-		   "the second probe gone");
-
-	/* Armed globally: the global text calls the probe, the view with it. */
-	global = load("tp_raw_enter", 0, 0);
-	gl = attach(global, "tp_raw_enter", NULL);
-	check_site(kv, site, 0, "perf_trace_sys_enter", "perf_trace_sys_enter",
-		   "armed globally too");
-	run_counted(kv, view, NULL);
-	bpf_link__destroy(gl);
-	tpcount__destroy(global);
-	check_site(kv, site, 1, "perf_trace_sys_enter", "__traceiter_sys_enter",
-		   "the global arm gone");
-	run_counted(kv, view, NULL);
-
-	bpf_link__destroy(vl);
+	release_link(&f->vl);
 	first_patch("call", &nr);
 	check_eq(nr, 0);
-	kill(holder, SIGKILL);
-	wait_exit(holder);
-	kview__destroy(kv);
-	tpcount__destroy(view);
+	kill(f->holder, SIGKILL);
+	wait_exit(f->holder);
+	tp_release(f);
 	settle_clean();
 }
 
+static const struct tp_variant
+	raw_syscalls = { "tp_raw_enter", "reads", NSTR, N },
+	sched = { "tp_fork", "forks", "50", 50 },
+	raw_tp = { "rawtp_enter", "reads", NSTR, N },
+	tp_btf = { "btf_enter", "reads", NSTR, N };
+
+static const struct check_case cases[] = {
+	{ "read", test_read, NULL },
+	{ "raw-syscalls", test_sequential, &raw_syscalls },
+	{ "sched", test_sequential, &sched },
+	{ "raw-tp", test_sequential, &raw_tp },
+	{ "tp-btf", test_sequential, &tp_btf },
+	{ "mixed", test_mixed, NULL },
+	{ "syscall-work", test_syscall_work, NULL },
+	{ "module", test_module, NULL },
+	{ "direct-call", test_direct_call, NULL },
+};
+
+static const struct check_suite suite = {
+	.fixture_size = sizeof(struct tp),
+	.teardown = tp_teardown,
+	CHECK_CASES(cases),
+};
+
 int main(int argc, char **argv)
 {
-	char *reads[] = { workload, "reads", NSTR, NULL };
-	char *forks[] = { workload, "forks", "50", NULL };
-	const char *mode = argc > 1 ? argv[1] : "";
-
 	workload_path(workload, sizeof(workload));
-
-	if (!strcmp(mode, "read"))
-		test_read();
-	else if (!strcmp(mode, "raw-syscalls"))
-		test_sequential("tp_raw_enter", reads, N);
-	else if (!strcmp(mode, "sched"))
-		test_sequential("tp_fork", forks, 50);
-	else if (!strcmp(mode, "raw-tp"))
-		test_sequential("rawtp_enter", reads, N);
-	else if (!strcmp(mode, "tp-btf"))
-		test_sequential("btf_enter", reads, N);
-	else if (!strcmp(mode, "mixed"))
-		test_mixed();
-	else if (!strcmp(mode, "syscall-work"))
-		test_syscall_work();
-	else if (!strcmp(mode, "module"))
-		test_module();
-	else if (!strcmp(mode, "direct-call"))
-		test_direct_call();
-	else {
-		fprintf(stderr, "usage: kview-tracepoint read|raw-syscalls|sched|raw-tp|tp-btf|mixed|syscall-work|module|direct-call\n");
-		return 2;
-	}
-	return 0;
+	return check_main(&suite, argc, argv);
 }
