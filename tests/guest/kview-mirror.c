@@ -24,6 +24,11 @@
  *                 meanwhile: the target's syscalls reach the global trace,
  *                 the view keeps its jump after the global disable, and the
  *                 copy equals the global text after the view's detach
+ *
+ * One suite (tests/lib/harness.h): the fixture is what a case makes (the
+ * target, the view, the objects and links) and the global tracing state it
+ * changed (tracefs, the sysctl), which its teardown puts back if a check
+ * failed first; no view or copied page is left after each case.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +44,20 @@
 
 static char workload[4096];
 
+/* What the case made or changed; NULL, 0 or false is what it did not. */
+struct mir {
+	pid_t t;			/* the target, `workload spin` */
+	struct kview *kv;
+	struct count *entry, *offset;	/* kp_entry, kp_offset */
+	struct tpcount *tp;
+	struct sysprog *sys;
+	struct bpf_link *le, *lo, *lt;	/* their links */
+	bool kprobe_event;		/* kview_mirror defined in tracefs */
+	bool tracer;			/* the function tracer's settings */
+	bool sysctl;			/* kernel.bpf_stats_enabled */
+	bool event;			/* raw_syscalls/sys_enter enabled */
+};
+
 static void write_file(const char *path, const char *s, bool append)
 {
 	int fd = open(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
@@ -47,6 +66,62 @@ static void write_file(const char *path, const char *s, bool append)
 	check(write(fd, s, strlen(s)) == (ssize_t)strlen(s), "write '%s' to %s: %s",
 	      s, path, strerror(errno));
 	close(fd);
+}
+
+static const char sysctl_stats[] = "/proc/sys/kernel/bpf_stats_enabled";
+static const char sys_enter_enable[] = TRACING "events/raw_syscalls/sys_enter/enable";
+
+/* Detach, close the view and the objects. */
+static void mir_release(struct mir *f)
+{
+	release_link(&f->lo);
+	release_link(&f->le);
+	release_link(&f->lt);
+	release_view(&f->kv);
+	count__destroy(f->offset);
+	count__destroy(f->entry);
+	tpcount__destroy(f->tp);
+	sysprog__destroy(f->sys);
+	f->offset = f->entry = NULL;
+	f->tp = NULL;
+	f->sys = NULL;
+}
+
+static void mir_teardown(void *fixture, const void *variant)
+{
+	struct mir *f = fixture;
+
+	(void)variant;
+	if (f->kprobe_event) {
+		put_back(TRACING "events/kprobes/kview_mirror/enable", "0", false);
+		put_back(TRACING "kprobe_events", "-:kview_mirror\n", true);
+	}
+	if (f->tracer)
+		function_tracer_put_back();
+	if (f->sysctl)
+		put_back(sysctl_stats, "0", false);
+	if (f->event)
+		put_back(sys_enter_enable, "0", false);
+	reap_child(f->t);
+	mir_release(f);
+}
+
+/* The end of each case: no view or copied page is left. */
+static void check_no_views(void)
+{
+	struct kview_stats s = kview_stats_settled(0);
+
+	check_eq(s.views, 0);
+	check_eq(s.pages, 0);
+}
+
+/* Kill the target, detach, close the view and the objects. */
+static void mir_done(struct mir *f)
+{
+	kill(f->t, SIGKILL);
+	wait_exit(f->t);
+	mir_release(f);
+	check_no_views();
 }
 
 static struct count *load(const char *prog)
@@ -72,14 +147,23 @@ static unsigned char view_byte(struct kview *kv, unsigned long addr,
 	return vb;
 }
 
-static pid_t start_target(struct kview **kv)
+/* The target, `workload spin`, stopped, and its view. */
+static void start_target(struct mir *f)
 {
 	char *spin[] = { workload, "spin", NULL };
-	pid_t t = spawn_stopped(spin);
 
-	*kv = kview__create(t, NULL);
-	check(*kv, "kview__create: %s", strerror(errno));
-	return t;
+	f->t = spawn_stopped(spin);
+	f->kv = kview__create(f->t, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+}
+
+/* kp_entry loaded and attached in the target's view (on ksys_read). */
+static void attach_entry(struct mir *f)
+{
+	f->entry = load("kp_entry");
+	start_target(f);
+	f->le = kview__attach_program(f->kv, f->entry->progs.kp_entry);
+	check(f->le, "attach in the view: %s", strerror(errno));
 }
 
 /*
@@ -88,7 +172,7 @@ static pid_t start_target(struct kview **kv)
  * instruction with EILSEQ, and the code there differs between the test
  * and the debug kernel (KASAN instruments it).  Returns the offset.
  */
-static unsigned long kprobe_event_after(unsigned long min)
+static unsigned long kprobe_event_after(struct mir *f, unsigned long min)
 {
 	char cmd[128];
 	unsigned long off;
@@ -101,40 +185,45 @@ static unsigned long kprobe_event_after(unsigned long min)
 		check(fd >= 0, "open kprobe_events: %s", strerror(errno));
 		n = write(fd, cmd, strlen(cmd));
 		close(fd);
-		if (n == (ssize_t)strlen(cmd))
+		if (n == (ssize_t)strlen(cmd)) {
+			f->kprobe_event = true;
 			return off;
+		}
 		check(errno == EILSEQ, "write '%s' to kprobe_events: %s", cmd,
 		      strerror(errno));
 	}
 	fail("no instruction boundary in ksys_read+%lu..+%lu", min + 1, min + 15);
 }
 
-static void test_kprobe_event(void)
+/*
+ * The global kprobe event kview_mirror past the view kprobe past ksys_read's
+ * ftrace site, on the same page, enabled: its int3 is in the global text
+ * and in the view's copy.  Its address.
+ */
+static unsigned long global_kprobe_event(struct mir *f, unsigned long fn,
+					 unsigned long past)
 {
-	unsigned long fn = ksym("ksys_read"), entry_site = fentry_site(fn);
-	unsigned long past = entry_site + 5, site;
-	struct count *entry = load("kp_entry"), *offset = load("kp_offset");
-	struct bpf_link *le, *lo;
+	unsigned long site;
 	unsigned char g;
-	struct kview *kv;
-	pid_t t;
-
-	t = start_target(&kv);
-	le = kview__attach_program(kv, entry->progs.kp_entry);
-	lo = attach_past_site(kv, offset->progs.kp_offset, "ksys_read");
-	check(le && lo, "attach in the view: %s", strerror(errno));
 
 	write_file(TRACING "trace", "", false);
-	/* Past the view kprobe past the ftrace site, on the same page. */
-	site = fn + kprobe_event_after(past - fn);
+	site = fn + kprobe_event_after(f, past - fn);
 	diag("global kprobe event at ksys_read+%#lx", site - fn);
 	check((fn >> 12) == (site >> 12), "ksys_read+%#lx is on another page",
 	      site - fn);
 	write_file(TRACING "events/kprobes/kview_mirror/enable", "1", false);
-	check_eq(view_byte(kv, site, &g), 0xcc);
+	check_eq(view_byte(f->kv, site, &g), 0xcc);
 	check_eq(g, 0xcc);
+	return site;
+}
 
-	resume(t);
+/* The target ran the event's int3 in its view's copy; then the event goes. */
+static void check_kprobe_event_hits(struct mir *f, unsigned long fn,
+				    unsigned long site)
+{
+	unsigned char g;
+
+	resume(f->t);
 	/*
 	 * Wait on a counter, not on the trace: reading the trace while the
 	 * target fills it does not finish under TCG.  Not on the event's hit
@@ -143,77 +232,94 @@ static void test_kprobe_event(void)
 	 * target's reads: once it has seen two, the first of them has passed
 	 * the event's site.
 	 */
-	WAIT_FOR(map_u32_count(bpf_map__fd(offset->maps.counts), t) >= 2, 20);
+	WAIT_FOR(map_u32_count(bpf_map__fd(f->offset->maps.counts), f->t) >= 2, 20);
 	write_file(TRACING "events/kprobes/kview_mirror/enable", "0", false);
 	diag("global kprobe event at ksys_read+%#lx: %d event(s) of the target",
-	     site - fn, trace_lines(t, "kview_mirror"));
-	check(trace_lines(t, "kview_mirror") > 0,
+	     site - fn, trace_lines(f->t, "kview_mirror"));
+	check(trace_lines(f->t, "kview_mirror") > 0,
 	      "the target ran the global kprobe's int3 in no copy");
 	write_file(TRACING "kprobe_events", "-:kview_mirror\n", true);
-	check(view_byte(kv, site, &g) == g && g != 0xcc,
+	f->kprobe_event = false;
+	check(view_byte(f->kv, site, &g) == g && g != 0xcc,
 	      "the event's int3 stayed in the view or the global text");
-
-	/* One view kprobe less: its byte is back, the copy matches. */
-	bpf_link__destroy(lo);
-	check_view_kprobe_insn(kv, entry_site, true);
-	check_text_same(kv, past, 32, "after the view kprobe past the site left");
-	bpf_link__destroy(le);
-	check_text_same(kv, fn, 32, "after both view kprobes left");
-
-	kill(t, SIGKILL);
-	wait_exit(t);
-	kview__destroy(kv);
-	count__destroy(offset);
-	count__destroy(entry);
 }
 
-static void test_ftrace(void)
+static void test_kprobe_event(void *fixture, const void *variant)
 {
-	unsigned long fn = ksym_site("ksys_read");
-	struct count *entry = load("kp_entry");
-	unsigned char g, vb[5], gb[5];
-	unsigned long long events;
-	struct bpf_link *le;
-	struct kview *kv;
-	pid_t t;
+	unsigned long fn = ksym("ksys_read"), entry_site = fentry_site(fn);
+	unsigned long past = entry_site + 5, site;
+	struct mir *f = fixture;
 
-	t = start_target(&kv);
-	le = kview__attach_program(kv, entry->progs.kp_entry);
-	check(le, "attach in the view: %s", strerror(errno));
+	(void)variant;
+	f->offset = load("kp_offset");
+	attach_entry(f);
+	f->lo = attach_past_site(f->kv, f->offset->progs.kp_offset, "ksys_read");
+	check(f->lo, "attach in the view: %s", strerror(errno));
 
-	write_file(TRACING "trace", "", false);
+	site = global_kprobe_event(f, fn, past);
+	check_kprobe_event_hits(f, fn, site);
+
+	/* One view kprobe less: its byte is back, the copy matches. */
+	release_link(&f->lo);
+	check_view_kprobe_insn(f->kv, entry_site, true);
+	check_text_same(f->kv, past, 32, "after the view kprobe past the site left");
+	release_link(&f->le);
+	check_text_same(f->kv, fn, 32, "after both view kprobes left");
+	mir_done(f);
+}
+
+/* The function tracer on @fn (ksys_read) only. */
+static void tracer_on(struct mir *f)
+{
+	f->tracer = true;
 	write_file(TRACING "set_ftrace_filter", "ksys_read\n", false);
 	write_file(TRACING "current_tracer", "function\n", false);
+}
+
+static void tracer_off(struct mir *f)
+{
+	write_file(TRACING "current_tracer", "nop\n", false);
+	write_file(TRACING "set_ftrace_filter", "\n", false);
+	write_file(TRACING "tracing_on", "1", false);
+	f->tracer = false;
+}
+
+static void test_ftrace(void *fixture, const void *variant)
+{
+	unsigned long fn = ksym_site("ksys_read");
+	unsigned char g, vb[5], gb[5];
+	struct mir *f = fixture;
+	unsigned long long events;
+
+	(void)variant;
+	attach_entry(f);
+	write_file(TRACING "trace", "", false);
+	tracer_on(f);
 	/* The view keeps its own call; the global text has ftrace's. */
-	check_view_kprobe_insn(kv, fn, true);
-	check(!kview__read_text(kv, fn, vb, gb, sizeof(gb)), "read text: %s",
+	check_view_kprobe_insn(f->kv, fn, true);
+	check(!kview__read_text(f->kv, fn, vb, gb, sizeof(gb)), "read text: %s",
 	      strerror(errno));
 	check_eq(gb[0], 0xe8);
 	check(!insn_calls(gb, fn, ksym("kprobe_view_caller")),
 	      "the global text calls kprobe_view_caller");
 
-	resume(t);
-	WAIT_FOR(map_u32_count(bpf_map__fd(entry->maps.counts), t) > 0, 20);
+	resume(f->t);
+	WAIT_FOR(map_u32_count(bpf_map__fd(f->entry->maps.counts), f->t) > 0, 20);
 	write_file(TRACING "tracing_on", "0", false);
-	events = map_u32_count(bpf_map__fd(entry->maps.counts), t);
+	events = map_u32_count(bpf_map__fd(f->entry->maps.counts), f->t);
 	diag("function tracer: %d ksys_read line(s) of the target; view kprobe: %llu",
-	     trace_lines(t, "ksys_read"), events);
-	check(trace_lines(t, "ksys_read") > 0,
+	     trace_lines(f->t, "ksys_read"), events);
+	check(trace_lines(f->t, "ksys_read") > 0,
 	      "the function tracer missed the view's task");
 	check(events > 0, "the view kprobe missed the target");
-	write_file(TRACING "current_tracer", "nop\n", false);
-	write_file(TRACING "set_ftrace_filter", "\n", false);
-	write_file(TRACING "tracing_on", "1", false);
-	check_view_kprobe_insn(kv, fn, true);
-	check(view_byte(kv, fn, &g) == 0xe8 && g == 0x0f,
+	tracer_off(f);
+	check_view_kprobe_insn(f->kv, fn, true);
+	check(view_byte(f->kv, fn, &g) == 0xe8 && g == 0x0f,
 	      "the site is not back to the NOP");
 
-	bpf_link__destroy(le);
-	check_text_same(kv, fn, 16, "after the view kprobe left");
-	kill(t, SIGKILL);
-	wait_exit(t);
-	kview__destroy(kv);
-	count__destroy(entry);
+	release_link(&f->le);
+	check_text_same(f->kv, fn, 16, "after the view kprobe left");
+	mir_done(f);
 }
 
 /*
@@ -223,52 +329,44 @@ static void test_ftrace(void)
  * installed.  The view kprobe counts in every round, the function tracer
  * sees the target, and the copy is the global text after the detach.
  */
-static void test_ftrace_loop(void)
+static void test_ftrace_loop(void *fixture, const void *variant)
 {
 	unsigned long fn = ksym_site("ksys_read");
-	struct count *entry = load("kp_entry");
-	int fd = bpf_map__fd(entry->maps.counts);
 	unsigned long long n = 0, last;
-	struct bpf_link *le;
-	struct kview *kv;
-	int i, lines;
-	pid_t t;
+	struct mir *f = fixture;
+	int i, lines, fd;
 
-	t = start_target(&kv);
-	le = kview__attach_program(kv, entry->progs.kp_entry);
-	check(le, "attach in the view: %s", strerror(errno));
-	check_view_kprobe_insn(kv, fn, true);
+	(void)variant;
+	attach_entry(f);
+	fd = bpf_map__fd(f->entry->maps.counts);
+	check_view_kprobe_insn(f->kv, fn, true);
+	f->tracer = true;
 	write_file(TRACING "set_ftrace_filter", "ksys_read\n", false);
-	resume(t);
+	resume(f->t);
 	for (i = 0; i <= 40; i++) {
 		write_file(TRACING "current_tracer", i % 2 ? "nop\n" : "function\n",
 			   false);
 		/* The target reads on in each state (TCG runs one vCPU at a time). */
-		last = map_u32_count(fd, t);
-		check(WAIT_FOR((n = map_u32_count(fd, t)) >= last + 100, 20),
+		last = map_u32_count(fd, f->t);
+		check(WAIT_FOR((n = map_u32_count(fd, f->t)) >= last + 100, 20),
 		      "round %d: the view kprobe stopped at %llu", i, n);
 	}
 	/* The last round enabled the tracer; a tracer change clears the trace. */
 	write_file(TRACING "tracing_on", "0", false);
-	lines = trace_lines(t, "ksys_read");
-	write_file(TRACING "current_tracer", "nop\n", false);
-	write_file(TRACING "set_ftrace_filter", "\n", false);
-	write_file(TRACING "tracing_on", "1", false);
+	lines = trace_lines(f->t, "ksys_read");
+	tracer_off(f);
 	diag("41 rounds: view kprobe %llu event(s), function tracer %d line(s) of the target",
 	     n, lines);
 	check(lines > 0, "the function tracer missed the view's task");
 
-	bpf_link__destroy(le);
-	check_text_same(kv, fn, 16, "after the view kprobe left");
+	release_link(&f->le);
+	check_text_same(f->kv, fn, 16, "after the view kprobe left");
 	check_eq(kview_verify_total(NULL), 0);
-	kill(t, SIGKILL);
-	wait_exit(t);
-	kview__destroy(kv);
-	count__destroy(entry);
+	mir_done(f);
 }
 
 /* Where global text changes when @sysctl goes to 1, in [@start, @end). */
-static unsigned long find_changed(struct kview *kv, unsigned long start,
+static unsigned long find_changed(struct mir *f, unsigned long start,
 				  unsigned long end, const char *sysctl)
 {
 	static unsigned char before[16384];
@@ -281,15 +379,16 @@ static unsigned long find_changed(struct kview *kv, unsigned long start,
 		n = end - a < 64 ? end - a : 64;
 		if ((a & 4095) + n > 4096)
 			n = 4096 - (a & 4095);
-		check(!kview__read_text(kv, a, vb, before + (a - start), n),
+		check(!kview__read_text(f->kv, a, vb, before + (a - start), n),
 		      "read text: %s", strerror(errno));
 	}
+	f->sysctl = true;
 	write_file(sysctl, "1", false);
 	for (a = start; a < end && !found; a += n) {
 		n = end - a < 64 ? end - a : 64;
 		if ((a & 4095) + n > 4096)
 			n = 4096 - (a & 4095);
-		check(!kview__read_text(kv, a, vb, gb, n), "read text: %s",
+		check(!kview__read_text(f->kv, a, vb, gb, n), "read text: %s",
 		      strerror(errno));
 		for (size_t i = 0; i < n; i++)
 			if (gb[i] != before[a - start + i]) {
@@ -298,6 +397,7 @@ static unsigned long find_changed(struct kview *kv, unsigned long start,
 			}
 	}
 	write_file(sysctl, "0", false);
+	f->sysctl = false;
 	return found;
 }
 
@@ -342,43 +442,35 @@ static struct bpf_link *probe_page(struct kview *kv, struct count *skel,
 	return link;
 }
 
-static void test_static_key(void)
+/* @n test runs of the syscall program @fd: through the view's copy. */
+static void test_runs(int fd, int n)
 {
-	const char *sysctl = "/proc/sys/kernel/bpf_stats_enabled";
-	unsigned long fn = ksym("bpf_prog_test_run_syscall"), site;
-	struct count *helper = count__open();
-	struct sysprog *sys = sysprog__open_and_load();
 	LIBBPF_OPTS(bpf_test_run_opts, run);
+	int i;
+
+	for (i = 0; i < n; i++)
+		check(!bpf_prog_test_run_opts(fd, &run), "test run: %s",
+		      strerror(errno));
+}
+
+/*
+ * The syscall program's runs while kernel.bpf_stats_enabled is on, and
+ * only those, counted: the static key's site changes in the copy too.
+ */
+static void static_key_runs(struct mir *f, unsigned long site)
+{
+	int fd = bpf_program__fd(f->sys->progs.noop);
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info);
-	struct bpf_link *lh;
-	struct kview *kv;
-	int i, fd;
 
-	check(helper && sys, "open: %s", strerror(errno));
-	only_program(helper->obj, "kp_offset");
-	check(!count__load(helper), "load: %s", strerror(errno));
-	fd = bpf_program__fd(sys->progs.noop);
-	/* This process is the view's member: it runs the program itself. */
-	kv = kview__create(getpid(), NULL);
-	check(kv, "kview__create: %s", strerror(errno));
-	write_file(sysctl, "0", false);
-	site = find_changed(kv, fn, symbol_end(fn), sysctl);
-	check(site, "kernel.bpf_stats_enabled changed nothing in bpf_prog_test_run_syscall()");
-	diag("bpf_stats_enabled_key site at bpf_prog_test_run_syscall+%#lx", site - fn);
-	lh = probe_page(kv, helper, site);
-	check_text_same(kv, site, 5, "before the sysctl");
-
-	write_file(sysctl, "1", false);
-	check_text_same(kv, site, 5, "with bpf_stats_enabled");
-	for (i = 0; i < 100; i++)
-		check(!bpf_prog_test_run_opts(fd, &run), "test run: %s",
-		      strerror(errno));
-	write_file(sysctl, "0", false);
-	check_text_same(kv, site, 5, "after bpf_stats_enabled");
-	for (i = 0; i < 100; i++)
-		check(!bpf_prog_test_run_opts(fd, &run), "test run: %s",
-		      strerror(errno));
+	f->sysctl = true;
+	write_file(sysctl_stats, "1", false);
+	check_text_same(f->kv, site, 5, "with bpf_stats_enabled");
+	test_runs(fd, 100);
+	write_file(sysctl_stats, "0", false);
+	f->sysctl = false;
+	check_text_same(f->kv, site, 5, "after bpf_stats_enabled");
+	test_runs(fd, 100);
 
 	memset(&info, 0, sizeof(info));
 	check(!bpf_obj_get_info_by_fd(fd, &info, &len), "prog info: %s",
@@ -386,95 +478,114 @@ static void test_static_key(void)
 	diag("200 runs in the view, 100 with bpf_stats_enabled: run_cnt %llu",
 	     (unsigned long long)info.run_cnt);
 	check_eq(info.run_cnt, 100);
-
-	bpf_link__destroy(lh);
-	check_text_same(kv, site, 5, "after the helper kprobe left");
-	kview__destroy(kv);
-	sysprog__destroy(sys);
-	count__destroy(helper);
 }
 
-static void test_tracepoint(void)
+static void test_static_key(void *fixture, const void *variant)
 {
-	const char *enable = TRACING "events/raw_syscalls/sys_enter/enable";
-	struct tpcount *skel = tpcount__open();
-	struct bpf_program *prog;
-	unsigned char vb[8], gb[8];
-	unsigned long long events;
-	struct bpf_link *link;
-	unsigned long site;
-	struct kview *kv;
-	pid_t t;
+	unsigned long fn = ksym("bpf_prog_test_run_syscall"), site;
+	struct mir *f = fixture;
 
-	check(skel, "open tpcount.bpf.o: %s", strerror(errno));
-	only_program(skel->obj, "tp_raw_enter");
-	check(!tpcount__load(skel), "load: %s", strerror(errno));
-	prog = skel->progs.tp_raw_enter;
-	t = start_target(&kv);
-	link = kview__attach_program(kv, prog);
-	check(link, "attach in the view: %s", strerror(errno));
+	(void)variant;
+	f->offset = count__open();
+	f->sys = sysprog__open_and_load();
+	check(f->offset && f->sys, "open: %s", strerror(errno));
+	only_program(f->offset->obj, "kp_offset");
+	check(!count__load(f->offset), "load: %s", strerror(errno));
+	/* This process is the view's member: it runs the program itself. */
+	f->kv = kview__create(getpid(), NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	write_file(sysctl_stats, "0", false);
+	site = find_changed(f, fn, symbol_end(fn), sysctl_stats);
+	check(site, "kernel.bpf_stats_enabled changed nothing in bpf_prog_test_run_syscall()");
+	diag("bpf_stats_enabled_key site at bpf_prog_test_run_syscall+%#lx", site - fn);
+	f->lo = probe_page(f->kv, f->offset, site);
+	check_text_same(f->kv, site, 5, "before the sysctl");
+	static_key_runs(f, site);
+
+	release_link(&f->lo);
+	check_text_same(f->kv, site, 5, "after the helper kprobe left");
+	mir_release(f);
+	check_no_views();
+}
+
+/* The view's copy of the first jump site at @site jumps, the global text not. */
+static void check_view_jumps(struct mir *f, unsigned long site, const char *when)
+{
+	unsigned char vb[8], gb[8];
+
+	check(!kview__read_text(f->kv, site, vb, gb, 5), "read text: %s",
+	      strerror(errno));
+	diag("%s: view %s, global %s", when, hexbytes(vb, 5), hexbytes(gb, 5));
+	check(vb[0] == 0xe9 || vb[0] == 0xeb, "%s: the view does not jump", when);
+	check(gb[0] != 0xe9 && gb[0] != 0xeb, "%s: the global text jumps", when);
+}
+
+/* The tracefs event enabled globally while the target runs, then disabled. */
+static void sys_enter_enabled(struct mir *f, unsigned long site)
+{
+	write_file(TRACING "trace", "", false);
+	f->event = true;
+	write_file(sys_enter_enable, "1", false);
+	check_text_same(f->kv, site, 5, "with the event enabled globally");
+	resume(f->t);
+	WAIT_FOR(map_u32_count(bpf_map__fd(f->tp->maps.counts), f->t) > 0, 20);
+	kill(f->t, SIGSTOP);
+	usleep(100000);
+	write_file(sys_enter_enable, "0", false);
+	f->event = false;
+	diag("tracefs raw_syscalls:sys_enter: %d line(s) of the target",
+	     trace_lines(f->t, "sys_enter"));
+	check(trace_lines(f->t, "sys_enter") > 0,
+	      "the global event missed the view's task");
+}
+
+static void test_tracepoint(void *fixture, const void *variant)
+{
+	struct mir *f = fixture;
+	unsigned long long events;
+	unsigned long site;
+	char when[64];
+
+	(void)variant;
+	f->tp = tpcount__open();
+	check(f->tp, "open tpcount.bpf.o: %s", strerror(errno));
+	only_program(f->tp->obj, "tp_raw_enter");
+	check(!tpcount__load(f->tp), "load: %s", strerror(errno));
+	start_target(f);
+	f->lt = kview__attach_program(f->kv, f->tp->progs.tp_raw_enter);
+	check(f->lt, "attach in the view: %s", strerror(errno));
 	site = first_jump_patch();
 	check(site, "no jump patch listed in kview/views");
-	check(!kview__read_text(kv, site, vb, gb, 5), "read text: %s",
-	      strerror(errno));
-	diag("sys_enter site %#lx: view %s, global %s", site, hexbytes(vb, 5),
-	     hexbytes(gb, 5));
-	check(vb[0] == 0xe9 || vb[0] == 0xeb, "the view does not jump");
-	check(gb[0] != 0xe9 && gb[0] != 0xeb, "the global text jumps");
+	snprintf(when, sizeof(when), "sys_enter site %#lx", site);
+	check_view_jumps(f, site, when);
 
-	write_file(TRACING "trace", "", false);
-	write_file(enable, "1", false);
-	check_text_same(kv, site, 5, "with the event enabled globally");
-	resume(t);
-	WAIT_FOR(map_u32_count(bpf_map__fd(skel->maps.counts), t) > 0, 20);
-	kill(t, SIGSTOP);
-	usleep(100000);
-	write_file(enable, "0", false);
-	diag("tracefs raw_syscalls:sys_enter: %d line(s) of the target",
-	     trace_lines(t, "sys_enter"));
-	check(trace_lines(t, "sys_enter") > 0,
-	      "the global event missed the view's task");
-	check(!kview__read_text(kv, site, vb, gb, 5), "read text: %s",
-	      strerror(errno));
-	diag("after the global disable: view %s, global %s", hexbytes(vb, 5),
-	     hexbytes(gb, 5));
-	check(vb[0] == 0xe9 || vb[0] == 0xeb, "the view lost its jump");
-	check(gb[0] != 0xe9 && gb[0] != 0xeb, "the global text still jumps");
-	events = map_u32_count(bpf_map__fd(skel->maps.counts), t);
+	sys_enter_enabled(f, site);
+	check_view_jumps(f, site, "after the global disable");
+	events = map_u32_count(bpf_map__fd(f->tp->maps.counts), f->t);
 	diag("view program: %llu events of the target", events);
 	check(events > 0, "the view program missed the target");
 
-	bpf_link__destroy(link);
-	check_text_same(kv, site, 5, "after the view's detach");
-	kill(t, SIGKILL);
-	wait_exit(t);
-	kview__destroy(kv);
-	tpcount__destroy(skel);
+	release_link(&f->lt);
+	check_text_same(f->kv, site, 5, "after the view's detach");
+	mir_done(f);
 }
+
+static const struct check_case cases[] = {
+	{ "kprobe-event", test_kprobe_event, NULL },
+	{ "ftrace", test_ftrace, NULL },
+	{ "ftrace-loop", test_ftrace_loop, NULL },
+	{ "static-key", test_static_key, NULL },
+	{ "tracepoint", test_tracepoint, NULL },
+};
+
+static const struct check_suite suite = {
+	.fixture_size = sizeof(struct mir),
+	.teardown = mir_teardown,
+	CHECK_CASES(cases),
+};
 
 int main(int argc, char **argv)
 {
-	const char *mode = argc > 1 ? argv[1] : "";
-	struct kview_stats s;
-
 	workload_path(workload, sizeof(workload));
-
-	if (!strcmp(mode, "kprobe-event"))
-		test_kprobe_event();
-	else if (!strcmp(mode, "ftrace"))
-		test_ftrace();
-	else if (!strcmp(mode, "ftrace-loop"))
-		test_ftrace_loop();
-	else if (!strcmp(mode, "static-key"))
-		test_static_key();
-	else if (!strcmp(mode, "tracepoint"))
-		test_tracepoint();
-	else {
-		fprintf(stderr, "usage: kview-mirror kprobe-event|ftrace|ftrace-loop|static-key|tracepoint\n");
-		return 2;
-	}
-	s = kview_stats_settled(0);
-	check_eq(s.views, 0);
-	check_eq(s.pages, 0);
-	return 0;
+	return check_main(&suite, argc, argv);
 }
