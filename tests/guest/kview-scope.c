@@ -28,6 +28,11 @@
  *                 kvm/run --firmware efi): efi_rts_wq's worker borrows the
  *                 member's mm and must not come back from the firmware's
  *                 page tables onto the view's (out_of_scope stays 0)
+ *
+ * One suite (tests/lib/harness.h): the fixture is what a case makes (the
+ * processes, the view, the objects and their links, perf events, pipes),
+ * released by its teardown if a check failed first.  Each case runs in a
+ * process of its own, which it may pin to CPU 0.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -48,6 +53,19 @@
 #define NSTR "2000"
 
 static char workload[4096];
+
+#define MAX_SKELS 6
+#define MAX_CPUS 64
+
+/* What the case made; NULL or 0 is what it did not, or released. */
+struct sc {
+	pid_t t, d;			/* target (A), decoy (B) or child */
+	struct kview *kv;
+	struct scope *skels[MAX_SKELS];
+	struct bpf_link *links[MAX_SKELS];
+	int cpufd[MAX_CPUS], taskfd;	/* perf events */
+	int ready[2], go[2];		/* pipes to the child */
+};
 
 static struct scope *load(const char *prog, unsigned int filter,
 			  unsigned long mark)
@@ -87,6 +105,53 @@ static void settle_clean(void)
 	check_eq(s.patches, 0);
 	check_eq(s.pages, 0);
 	check_eq(s.pt_pages, 0);
+}
+
+static void close_pipes(struct sc *f)
+{
+	release_fd(&f->ready[0]);
+	release_fd(&f->ready[1]);
+	release_fd(&f->go[0]);
+	release_fd(&f->go[1]);
+}
+
+static void open_pipes(struct sc *f)
+{
+	check(!pipe(f->ready) && !pipe(f->go), "pipe: %s", strerror(errno));
+}
+
+/* Skeleton @i's link, then the skeleton. */
+static void release_skel(struct sc *f, size_t i)
+{
+	release_link(&f->links[i]);
+	scope__destroy(f->skels[i]);
+	f->skels[i] = NULL;
+}
+
+/* Detach, close the perf events, the pipes, the view and the objects. */
+static void sc_release(struct sc *f)
+{
+	size_t i;
+
+	for (i = MAX_SKELS; i-- > 0;)
+		release_link(&f->links[i]);
+	release_fd(&f->taskfd);
+	for (i = 0; i < MAX_CPUS; i++)
+		release_fd(&f->cpufd[i]);
+	close_pipes(f);
+	release_view(&f->kv);
+	for (i = 0; i < MAX_SKELS; i++)
+		release_skel(f, i);
+}
+
+static void sc_teardown(void *fixture, const void *variant)
+{
+	struct sc *f = fixture;
+
+	(void)variant;
+	reap_child(f->t);
+	reap_child(f->d);
+	sc_release(f);
 }
 
 static long tracepoint_id(const char *sys, const char *name)
@@ -132,43 +197,56 @@ static unsigned long long read_counter(int fd)
 	return v;
 }
 
-static void test_global_perf(void)
+/*
+ * Global perf users of syscalls/sys_enter_read: system-wide counters on
+ * each of @ncpu CPUs, no program, and one on B with a global program that
+ * returns 1 (skeleton 1).
+ */
+static void global_perf_users(struct sc *f, int ncpu)
 {
-	char *args[] = { workload, "reads", NSTR, NULL };
 	long id = tracepoint_id("syscalls", "sys_enter_read");
-	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), cpu, cpufd[64], taskfd;
-	struct scope *view, *pass;
-	unsigned long long all = 0, task;
-	struct bpf_link *vl, *pl;
-	struct kview *kv;
-	pid_t a, b;
-
-	check(ncpu > 0 && ncpu <= 64, "%d CPUs", ncpu);
-	a = spawn_stopped(args);
-	b = spawn_stopped(args);
-	kv = kview__create(a, NULL);
-	check(kv, "kview__create: %s", strerror(errno));
-	view = load("tp_read_drop", 0, MARK_SIZE);
-	vl = attach(view, "tp_read_drop", kv);
+	int cpu;
 
 	/* Global perf users: system-wide counters, no program... */
 	for (cpu = 0; cpu < ncpu; cpu++)
-		cpufd[cpu] = tp_counter(id, -1, cpu, "count == 7");
+		f->cpufd[cpu] = tp_counter(id, -1, cpu, "count == 7");
 	/* ...and one on B with a global program that returns 1. */
-	pass = load("tp_read_pass", 0, MARK_SIZE);
-	taskfd = tp_counter(id, b, -1, "count == 7");
-	pl = bpf_program__attach_perf_event(pass->progs.tp_read_pass, taskfd);
-	check(pl, "attach tp_read_pass to the perf event: %s", strerror(errno));
+	f->skels[1] = load("tp_read_pass", 0, MARK_SIZE);
+	f->taskfd = tp_counter(id, f->d, -1, "count == 7");
+	f->links[1] = bpf_program__attach_perf_event(f->skels[1]->progs.tp_read_pass,
+						     f->taskfd);
+	check(f->links[1], "attach tp_read_pass to the perf event: %s", strerror(errno));
+}
+
+static void test_global_perf(void *fixture, const void *variant)
+{
+	char *args[] = { workload, "reads", NSTR, NULL };
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), cpu;
+	unsigned long long all = 0, task;
+	struct sc *f = fixture;
+	struct scope *view, *pass;
+	pid_t a, b;
+
+	(void)variant;
+	check(ncpu > 0 && ncpu <= MAX_CPUS, "%d CPUs", ncpu);
+	f->t = a = spawn_stopped(args);
+	f->d = b = spawn_stopped(args);
+	f->kv = kview__create(a, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	f->skels[0] = view = load("tp_read_drop", 0, MARK_SIZE);
+	f->links[0] = attach(view, "tp_read_drop", f->kv);
+	global_perf_users(f, ncpu);
+	pass = f->skels[1];
 
 	resume(a);
 	resume(b);
 	check_eq(wait_exit(a), 0);
 	check_eq(wait_exit(b), 0);
 	for (cpu = 0; cpu < ncpu; cpu++) {
-		all += read_counter(cpufd[cpu]);
-		close(cpufd[cpu]);
+		all += read_counter(f->cpufd[cpu]);
+		release_fd(&f->cpufd[cpu]);
 	}
-	task = read_counter(taskfd);
+	task = read_counter(f->taskfd);
 	diag("view program: A %llu, B %llu; global program: A %llu, B %llu",
 	     counted(view, a), counted(view, b), counted(pass, a),
 	     counted(pass, b));
@@ -181,13 +259,7 @@ static void test_global_perf(void)
 	/* B's events reach every global user; A's are its view's to drop. */
 	check_eq(task, N);
 	check_eq(all, N);
-
-	bpf_link__destroy(pl);
-	close(taskfd);
-	bpf_link__destroy(vl);
-	kview__destroy(kv);
-	scope__destroy(pass);
-	scope__destroy(view);
+	sc_release(f);
 	settle_clean();
 }
 
@@ -199,52 +271,49 @@ static const char *const exit_progs[] = { "tp_exit", "tp_sigchld",
  * The exit-path programs, in the view of a process that exits (@view), or
  * globally with pid == N (in-eBPF): what each counted for the process.
  */
-static void run_exit(bool in_view, unsigned long long *got)
+static void run_exit(struct sc *f, bool in_view, unsigned long long *got)
 {
 	char *args[] = { workload, "reads", "10", NULL };
-	struct bpf_link *links[NEXIT];
-	struct scope *skels[NEXIT];
-	struct kview *kv = NULL;
 	unsigned int k[16];
 	size_t i;
 	pid_t t, d;
 
-	t = spawn_stopped(args);
-	d = spawn_stopped(args);
+	f->t = t = spawn_stopped(args);
+	f->d = d = spawn_stopped(args);
 	if (in_view) {
-		kv = kview__create(t, NULL);
-		check(kv, "kview__create: %s", strerror(errno));
+		f->kv = kview__create(t, NULL);
+		check(f->kv, "kview__create: %s", strerror(errno));
 	}
 	for (i = 0; i < NEXIT; i++) {
-		skels[i] = load(exit_progs[i], in_view ? 0 : t, 0);
-		links[i] = attach(skels[i], exit_progs[i], kv);
+		f->skels[i] = load(exit_progs[i], in_view ? 0 : t, 0);
+		f->links[i] = attach(f->skels[i], exit_progs[i], f->kv);
 	}
 	resume(t);
 	resume(d);
 	check_eq(wait_exit(t), 0);
 	check_eq(wait_exit(d), 0);
 	for (i = 0; i < NEXIT; i++) {
-		got[i] = counted(skels[i], t);
+		got[i] = counted(f->skels[i], t);
 		diag("%s %s: target %llu, decoy %llu", exit_progs[i],
 		     in_view ? "in the view" : "in-eBPF", got[i],
-		     counted(skels[i], d));
-		check_eq(counted(skels[i], d), 0);
-		check(keys(skels[i], k, 16) <= 1, "%s counted other processes",
+		     counted(f->skels[i], d));
+		check_eq(counted(f->skels[i], d), 0);
+		check(keys(f->skels[i], k, 16) <= 1, "%s counted other processes",
 		      exit_progs[i]);
-		bpf_link__destroy(links[i]);
-		scope__destroy(skels[i]);
+		release_skel(f, i);
 	}
-	kview__destroy(kv);
+	release_view(&f->kv);
 	settle_clean();
 }
 
-static void test_exit_events(void)
+static void test_exit_events(void *fixture, const void *variant)
 {
 	unsigned long long view[NEXIT], in[NEXIT];
 	size_t i;
 
-	run_exit(false, in);
-	run_exit(true, view);
+	(void)variant;
+	run_exit(fixture, false, in);
+	run_exit(fixture, true, view);
 	for (i = 0; i < NEXIT; i++) {
 		check(in[i] >= 1, "in-eBPF saw no %s of the target", exit_progs[i]);
 		check_eq(view[i], in[i]);
@@ -256,29 +325,16 @@ static const char *const irq_progs[] = { "tp_softirq", "tp_hrtimer",
 					 "kp_tcp_rcv", "kp_hrtimer_irq" };
 #define NIRQ (sizeof(irq_progs) / sizeof(irq_progs[0]))
 
-static void test_lazy_tlb(void)
+/* The interrupt, softirq and scheduler programs in the target's view. */
+static void attach_irq_progs(struct sc *f)
 {
-	char *args[] = { workload, "pingpong", "3000", NULL };
-	struct bpf_link *links[NIRQ];
-	struct scope *skels[NIRQ];
-	struct kview_stats before, after;
-	unsigned long long total = 0;
-	unsigned int k[64];
-	struct kview *kv;
-	size_t i, j, n;
-	pid_t t, d;
+	struct bpf_program *p;
+	size_t i;
 
-	check(sysconf(_SC_NPROCESSORS_ONLN) >= 2, "needs 2 CPUs");
-	t = spawn_stopped(args);
-	d = spawn_stopped(args);
-	kv = kview__create(t, NULL);
-	check(kv, "kview__create: %s", strerror(errno));
 	for (i = 0; i < NIRQ; i++) {
-		struct bpf_program *p;
-
-		skels[i] = load(irq_progs[i], 0, 0);
-		p = bpf_object__find_program_by_name(skels[i]->obj, irq_progs[i]);
-		links[i] = kview__attach_program(kv, p);
+		f->skels[i] = load(irq_progs[i], 0, 0);
+		p = bpf_object__find_program_by_name(f->skels[i]->obj, irq_progs[i]);
+		f->links[i] = kview__attach_program(f->kv, p);
 		/*
 		 * A view refuses a tracepoint whose jump sites it cannot patch
 		 * (one across a page boundary, kview_text_ok()); where they
@@ -286,37 +342,63 @@ static void test_lazy_tlb(void)
 		 * net/netif_receive_skb, ours not.  The others still cover
 		 * the path.
 		 */
-		if (!links[i] && errno == EOPNOTSUPP && !strncmp(irq_progs[i], "tp_", 3)) {
+		if (!f->links[i] && errno == EOPNOTSUPP && !strncmp(irq_progs[i], "tp_", 3)) {
 			diag("%s refused in the view: %s", irq_progs[i],
 			     strerror(errno));
 			continue;
 		}
-		check(links[i], "attach %s in the view: %s", irq_progs[i],
+		check(f->links[i], "attach %s in the view: %s", irq_progs[i],
 		      strerror(errno));
 	}
-	before = kview_stats();
-	resume(t);
-	resume(d);
-	check_eq(wait_exit(t), 0);
-	check_eq(wait_exit(d), 0);
-	after = kview_stats();
+}
+
+/* Each program counted the target only: the sum of what it counted. */
+static unsigned long long irq_counts(struct sc *f)
+{
+	unsigned long long total = 0;
+	unsigned int k[64];
+	size_t i, j, n;
+
 	for (i = 0; i < NIRQ; i++) {
-		n = keys(skels[i], k, 64);
+		n = keys(f->skels[i], k, 64);
 		diag("%s in the view: target %llu, %zu process(es)",
-		     irq_progs[i], counted(skels[i], t), n);
+		     irq_progs[i], counted(f->skels[i], f->t), n);
 		for (j = 0; j < n; j++)
-			check(k[j] == (unsigned int)t,
+			check(k[j] == (unsigned int)f->t,
 			      "%s counted process %u (%llu events)", irq_progs[i],
-			      k[j], counted(skels[i], k[j]));
-		total += counted(skels[i], t);
-		bpf_link__destroy(links[i]);
-		scope__destroy(skels[i]);
+			      k[j], counted(f->skels[i], k[j]));
+		total += counted(f->skels[i], f->t);
+		release_skel(f, i);
 	}
+	return total;
+}
+
+static void test_lazy_tlb(void *fixture, const void *variant)
+{
+	char *args[] = { workload, "pingpong", "3000", NULL };
+	struct kview_stats before, after;
+	struct sc *f = fixture;
+	unsigned long long total;
+
+	(void)variant;
+	check(sysconf(_SC_NPROCESSORS_ONLN) >= 2, "needs 2 CPUs");
+	f->t = spawn_stopped(args);
+	f->d = spawn_stopped(args);
+	f->kv = kview__create(f->t, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	attach_irq_progs(f);
+	before = kview_stats();
+	resume(f->t);
+	resume(f->d);
+	check_eq(wait_exit(f->t), 0);
+	check_eq(wait_exit(f->d), 0);
+	after = kview_stats();
+	total = irq_counts(f);
 	diag("out-of-scope hits on the view's text: %lu", after.out_of_scope -
 	     before.out_of_scope);
 	check(total > 0, "the view saw nothing of the target");
 	check_eq(after.out_of_scope - before.out_of_scope, 0);
-	kview__destroy(kv);
+	release_view(&f->kv);
 	settle_clean();
 }
 
@@ -339,6 +421,60 @@ static char task_state(pid_t pid)
 }
 
 /*
+ * One round of lazy-join: a child that sleeps on CPU 1 joins a view (made
+ * with @opts) with tp_switch in it, and is woken.  What the view counted
+ * of the child's switches; it counted nobody else.
+ */
+static unsigned long long lazy_join_round(struct sc *f, const struct kview_opts *opts)
+{
+	struct scope *skel = f->skels[0];
+	unsigned long long hits;
+	struct kview_info info;
+	unsigned int k[64];
+	size_t n, j;
+	char c;
+
+	f->kv = kview__create(0, opts);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	f->links[0] = attach(skel, "tp_switch", f->kv);
+	open_pipes(f);
+	f->t = fork();
+	check(f->t >= 0, "fork: %s", strerror(errno));
+	if (!f->t) {
+		pin_to_cpu(1);
+		if (write(f->ready[1], "r", 1) != 1 || read(f->go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	check(read(f->ready[0], &c, 1) == 1, "the child did not start");
+	/* Asleep in read(), and CPU 1 idle on its page tables. */
+	check(WAIT_FOR(task_state(f->t) == 'S', 10), "the child did not sleep");
+	usleep(100000);
+	check(!kview__add_pid(f->kv, f->t), "kview__add_pid: %s", strerror(errno));
+	usleep(100000);
+	check(write(f->go[1], "g", 1) == 1, "wake the child: %s", strerror(errno));
+	check_eq(wait_exit(f->t), 0);
+	/*
+	 * Its last switch, which the view counts, may come after the
+	 * reap: it leaves the view there.
+	 */
+	info = kview_info_memberless(f->kv);
+	check_eq(info.nr_members, 0);
+	close_pipes(f);
+	n = keys(skel, k, 64);
+	for (j = 0; j < n; j++)
+		check(k[j] == (unsigned int)f->t,
+		      "tp_switch in the view counted process %u", k[j]);
+	hits = counted(skel, f->t);
+	release_link(&f->links[0]);
+	release_view(&f->kv);
+	/* The next round's child may get the same pid. */
+	for (j = 0; j < n; j++)
+		bpf_map_delete_elem(bpf_map__fd(skel->maps.counts), &k[j]);
+	return hits;
+}
+
+/*
  * A process that last ran on CPU 1 sleeps there, so that CPU 1's idle task
  * runs in lazy TLB mode on its page tables (nothing else runs on CPU 1:
  * this test holds CPU 0).  The process then joins a view that has a
@@ -348,74 +484,28 @@ static char task_state(pid_t pid)
  * view's text there and reached the view's program (out_of_scope); the
  * program must count the process's own switches only.
  */
-static void test_lazy_join(bool filter)
+static void test_lazy_join(void *fixture, const void *variant)
 {
+	bool filter = *(const bool *)variant;
 	LIBBPF_OPTS(kview_opts, opts, .filter = filter);
 	struct kview_stats before, after;
-	struct kview_info info;
-	int ready[2], go[2], i, rounds = 5;
 	unsigned long long hits = 0;
-	unsigned int k[64];
-	struct scope *skel;
-	struct bpf_link *link;
-	struct kview *kv;
-	size_t n, j;
-	pid_t t;
-	char c;
+	struct sc *f = fixture;
+	int i, rounds = 5;
 
 	check(sysconf(_SC_NPROCESSORS_ONLN) >= 2, "needs 2 CPUs");
 	pin_to_cpu(0);
-	skel = load("tp_switch", 0, 0);
+	f->skels[0] = load("tp_switch", 0, 0);
 	before = kview_stats();
-	for (i = 0; i < rounds; i++) {
-		kv = kview__create(0, &opts);
-		check(kv, "kview__create: %s", strerror(errno));
-		link = attach(skel, "tp_switch", kv);
-		check(!pipe(ready) && !pipe(go), "pipe: %s", strerror(errno));
-		t = fork();
-		check(t >= 0, "fork: %s", strerror(errno));
-		if (!t) {
-			pin_to_cpu(1);
-			if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
-				_exit(1);
-			_exit(0);
-		}
-		check(read(ready[0], &c, 1) == 1, "the child did not start");
-		/* Asleep in read(), and CPU 1 idle on its page tables. */
-		check(WAIT_FOR(task_state(t) == 'S', 10), "the child did not sleep");
-		usleep(100000);
-		check(!kview__add_pid(kv, t), "kview__add_pid: %s", strerror(errno));
-		usleep(100000);
-		check(write(go[1], "g", 1) == 1, "wake the child: %s", strerror(errno));
-		check_eq(wait_exit(t), 0);
-		/*
-		 * Its last switch, which the view counts, may come after the
-		 * reap: it leaves the view there.
-		 */
-		info = kview_info_memberless(kv);
-		check_eq(info.nr_members, 0);
-		close(ready[0]);
-		close(ready[1]);
-		close(go[0]);
-		close(go[1]);
-		n = keys(skel, k, 64);
-		for (j = 0; j < n; j++)
-			check(k[j] == (unsigned int)t,
-			      "tp_switch in the view counted process %u", k[j]);
-		hits += counted(skel, t);
-		bpf_link__destroy(link);
-		kview__destroy(kv);
-		/* The next round's child may get the same pid. */
-		for (j = 0; j < n; j++)
-			bpf_map_delete_elem(bpf_map__fd(skel->maps.counts), &k[j]);
-	}
+	for (i = 0; i < rounds; i++)
+		hits += lazy_join_round(f, &opts);
 	after = kview_stats();
 	diag("%s: the child's switches counted %llu in %d rounds; out-of-scope hits %lu",
 	     filter ? "filter view" : "view", hits, rounds,
 	     after.out_of_scope - before.out_of_scope);
 	check(hits > 0, "the view saw no switch of the child");
 	check_eq(after.out_of_scope - before.out_of_scope, 0);
-	scope__destroy(skel);
+	release_skel(f, 0);
 	settle_clean();
 }
 
@@ -475,6 +565,35 @@ static void *efi_sleeper(void *arg)
 }
 
 /*
+ * The member: on CPU 1, told to go, reads the EFI variable @var @reads
+ * times while its second thread comes and goes on CPU 0.  Exits 0 if
+ * every read worked.
+ */
+static void __attribute__((noreturn)) efi_member(struct sc *f, const char *var,
+						  int reads)
+{
+	char buf[4096], c;
+	pthread_t th;
+	int i, fd, ok = 0;
+
+	pin_to_cpu(1);
+	if (write(f->ready[1], "r", 1) != 1 || read(f->go[0], &c, 1) != 1)
+		_exit(1);
+	if (pthread_create(&th, NULL, efi_sleeper, NULL))
+		_exit(1);
+	for (i = 0; i < reads; i++) {
+		fd = open(var, O_RDONLY);
+		if (fd >= 0 && read(fd, buf, sizeof(buf)) > 4)
+			ok++;
+		if (fd >= 0)
+			close(fd);
+	}
+	efi_stop = 1;
+	pthread_join(th, NULL);
+	_exit(ok == reads ? 0 : 2);
+}
+
+/*
  * EFI runtime services run in efi_rts_wq's worker, a kernel thread that
  * borrows the mm of whatever ran before it on its CPU (active_mm), while
  * the CPU runs on init_mm's tables when that mm is a view member's (design
@@ -486,96 +605,67 @@ static void *efi_sleeper(void *arg)
  * other thread comes and goes on CPU 0, so wherever the worker runs, the
  * mm it borrows is the member's.
  */
-static void test_efi_runtime(void)
+static void test_efi_runtime(void *fixture, const void *variant)
 {
 	struct kview_stats before, after;
-	int ready[2], go[2], reads = 300;
+	struct sc *f = fixture;
+	int reads = 300;
 	unsigned int k[64];
-	struct scope *skel;
-	struct bpf_link *link;
-	struct kview *kv;
 	char var[512], c;
 	size_t n, j;
-	pid_t t;
 
+	(void)variant;
 	check(sysconf(_SC_NPROCESSORS_ONLN) >= 2, "needs 2 CPUs");
 	efivar_path(var, sizeof(var));
 	diag("reading %s", var);
 	pin_to_cpu(0);
-	skel = load("tp_switch", 0, 0);
-	kv = kview__create(0, NULL);
-	check(kv, "kview__create: %s", strerror(errno));
-	link = attach(skel, "tp_switch", kv);
-	check(!pipe(ready) && !pipe(go), "pipe: %s", strerror(errno));
-	t = fork();
-	check(t >= 0, "fork: %s", strerror(errno));
-	if (!t) {
-		char buf[4096];
-		pthread_t th;
-		int i, fd, ok = 0;
-
-		pin_to_cpu(1);
-		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
-			_exit(1);
-		if (pthread_create(&th, NULL, efi_sleeper, NULL))
-			_exit(1);
-		for (i = 0; i < reads; i++) {
-			fd = open(var, O_RDONLY);
-			if (fd >= 0 && read(fd, buf, sizeof(buf)) > 4)
-				ok++;
-			if (fd >= 0)
-				close(fd);
-		}
-		efi_stop = 1;
-		pthread_join(th, NULL);
-		_exit(ok == reads ? 0 : 2);
-	}
-	check(read(ready[0], &c, 1) == 1, "the child did not start");
-	check(!kview__add_pid(kv, t), "kview__add_pid: %s", strerror(errno));
+	f->skels[0] = load("tp_switch", 0, 0);
+	f->kv = kview__create(0, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	f->links[0] = attach(f->skels[0], "tp_switch", f->kv);
+	open_pipes(f);
+	f->t = fork();
+	check(f->t >= 0, "fork: %s", strerror(errno));
+	if (!f->t)
+		efi_member(f, var, reads);
+	check(read(f->ready[0], &c, 1) == 1, "the child did not start");
+	check(!kview__add_pid(f->kv, f->t), "kview__add_pid: %s", strerror(errno));
 	before = kview_stats();
-	check(write(go[1], "g", 1) == 1, "start the child: %s", strerror(errno));
-	check_eq(wait_exit(t), 0);
-	kview_info_memberless(kv);
+	check(write(f->go[1], "g", 1) == 1, "start the child: %s", strerror(errno));
+	check_eq(wait_exit(f->t), 0);
+	kview_info_memberless(f->kv);
 	after = kview_stats();
-	n = keys(skel, k, 64);
+	n = keys(f->skels[0], k, 64);
 	for (j = 0; j < n; j++)
-		check(k[j] == (unsigned int)t,
+		check(k[j] == (unsigned int)f->t,
 		      "tp_switch in the view counted process %u", k[j]);
 	diag("%d EFI variable reads; the member's switches counted %llu; out-of-scope hits %lu",
-	     reads, counted(skel, t), after.out_of_scope - before.out_of_scope);
-	check(counted(skel, t) > 0, "the view saw no switch of the member");
+	     reads, counted(f->skels[0], f->t), after.out_of_scope - before.out_of_scope);
+	check(counted(f->skels[0], f->t) > 0, "the view saw no switch of the member");
 	check_eq(after.out_of_scope - before.out_of_scope, 0);
-	close(ready[0]);
-	close(ready[1]);
-	close(go[0]);
-	close(go[1]);
-	bpf_link__destroy(link);
-	kview__destroy(kv);
-	scope__destroy(skel);
+	sc_release(f);
 	settle_clean();
 }
 
+static const bool view_join = false, filter_join = true;
+
+static const struct check_case cases[] = {
+	{ "global-perf", test_global_perf, NULL },
+	{ "exit-events", test_exit_events, NULL },
+	{ "lazy-tlb", test_lazy_tlb, NULL },
+	{ "lazy-join", test_lazy_join, &view_join },
+	{ "lazy-join-filter", test_lazy_join, &filter_join },
+	{ "efi-runtime", test_efi_runtime, NULL },
+};
+
+static const struct check_suite suite = {
+	.fixture_size = sizeof(struct sc),
+	.teardown = sc_teardown,
+	CHECK_CASES(cases),
+};
+
 int main(int argc, char **argv)
 {
-	const char *mode = argc > 1 ? argv[1] : "";
-
 	workload_path(workload, sizeof(workload));
-
-	if (!strcmp(mode, "global-perf"))
-		test_global_perf();
-	else if (!strcmp(mode, "exit-events"))
-		test_exit_events();
-	else if (!strcmp(mode, "lazy-tlb"))
-		test_lazy_tlb();
-	else if (!strcmp(mode, "lazy-join"))
-		test_lazy_join(false);
-	else if (!strcmp(mode, "lazy-join-filter"))
-		test_lazy_join(true);
-	else if (!strcmp(mode, "efi-runtime"))
-		test_efi_runtime();
-	else {
-		fprintf(stderr, "usage: kview-scope global-perf|exit-events|lazy-tlb|lazy-join|lazy-join-filter|efi-runtime\n");
-		return 2;
-	}
-	return 0;
+	return check_main(&suite, argc, argv);
 }
