@@ -31,6 +31,13 @@
  *   kview-multi dup      a function given twice: one kprobe, one event a
  *                        call; a function on the kprobe blacklist that
  *                        the fprobe takes globally: EINVAL in the view
+ *   kview-multi session  a kprobe session on ksys_read in the view
+ *
+ * One suite (tests/lib/harness.h): the fixture is what a case makes (the
+ * processes, the view, the objects, links and link fds), released by its
+ * teardown if a check failed first; the variant of the link cases says
+ * which flavour, view and global link they take.  Without fprobe, every
+ * case is the check of EOPNOTSUPP.
  */
 #include <errno.h>
 #include <string.h>
@@ -58,6 +65,24 @@ struct hit {
 	__u64 ret_one;
 };
 
+struct mu_variant {
+	bool ret;		/* kretprobe.multi */
+	bool mixed;		/* the same link globally too */
+	bool filter;		/* in a filter view */
+};
+
+/* What the case made; NULL or 0 is what it did not, or released. */
+struct mu {
+	pid_t target, decoy;
+	struct kview *kv;
+	struct multi *view, *global;
+	struct session *sview, *sglobal;
+	struct bpf_link *ref_links[4], *view_link, *global_link;
+	int vfd, gfd;				/* session links */
+	unsigned long ip[2], site[2];		/* ksys_read's, ksys_write's */
+	unsigned char gbefore[2];		/* the global text at site[] */
+};
+
 static struct multi *load(unsigned int filter)
 {
 	struct multi *skel = multi__open();
@@ -66,6 +91,62 @@ static struct multi *load(unsigned int filter)
 	skel->rodata->filter_tgid = filter;
 	check(!multi__load(skel), "load multi.bpf.o: %s", strerror(errno));
 	return skel;
+}
+
+/* Detach, close the view and the objects. */
+static void mu_release(struct mu *f)
+{
+	size_t i;
+
+	release_link(&f->global_link);
+	release_link(&f->view_link);
+	release_fd(&f->gfd);
+	release_fd(&f->vfd);
+	for (i = 0; i < 4; i++)
+		release_link(&f->ref_links[i]);
+	release_view(&f->kv);
+	multi__destroy(f->global);
+	multi__destroy(f->view);
+	session__destroy(f->sglobal);
+	session__destroy(f->sview);
+	f->global = f->view = NULL;
+	f->sglobal = f->sview = NULL;
+}
+
+static void mu_teardown(void *fixture, const void *variant)
+{
+	struct mu *f = fixture;
+
+	(void)variant;
+	reap_child(f->target);
+	reap_child(f->decoy);
+	mu_release(f);
+}
+
+/* Check the view is empty, close it; release the rest; nothing is left. */
+static void mu_done(struct mu *f)
+{
+	check_view_empty_destroy(f->kv);
+	f->kv = NULL;
+	mu_release(f);
+	check_stats_clean();
+}
+
+/* The target and the decoy running @dd, stopped; the target's view (@opts). */
+static void spawn_pair(struct mu *f, char **dd, const struct kview_opts *opts)
+{
+	f->target = spawn_stopped(dd);
+	f->decoy = spawn_stopped(dd);
+	f->kv = kview__create(f->target, opts);
+	check(f->kv, "kview__create(%d): %s", f->target, strerror(errno));
+}
+
+static void run_pair(struct mu *f)
+{
+	resume(f->target);
+	resume(f->decoy);
+	check_eq(wait_exit(f->target), 0);
+	check_eq(wait_exit(f->decoy), 0);
 }
 
 /* The program's events for @tgid at @ip (ret: the return flavour). */
@@ -131,6 +212,23 @@ static struct bpf_link *attach_multi(struct multi *skel, struct kview *kv,
 }
 
 /*
+ * km_entry on @opts's functions in @kv's attach scope: the link, or NULL
+ * with the errno in @err.
+ */
+static struct bpf_link *attach_in_scope(struct multi *skel, struct kview *kv,
+					const struct bpf_kprobe_multi_opts *opts,
+					int *err)
+{
+	struct bpf_link *link;
+
+	check(!kview__enter_scope(kv), "enter the view's scope: %s", strerror(errno));
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.km_entry, NULL, opts);
+	*err = link ? 0 : errno;
+	kview__leave_scope(kv);
+	return link;
+}
+
+/*
  * Up to @max functions named @prefix* with an ftrace site (available_
  * filter_functions, as kprobe_multi needs), in the core kernel, one symbol
  * of the name, and on the kprobe blacklist or not (@blacklisted).
@@ -173,34 +271,28 @@ static size_t traceable(const char *prefix, bool blacklisted, char **names,
 	return j;
 }
 
-static int many(void)
+static void test_many(void *fixture, const void *variant)
 {
 	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
 		       "count=2000", "status=none", NULL };
 	static char *names[MAX_FUNCS];
+	struct mu *f = fixture;
 	struct kview_info info;
 	unsigned int nviews;
-	struct bpf_link *link;
-	struct multi *skel;
 	size_t n, mine, others;
-	pid_t target, decoy;
-	struct kview *kv;
 	struct hit h;
 	double t0, t_attach, t_detach;
 
+	(void)variant;
 	n = traceable("vfs_", false, names, MAX_FUNCS);
 	check(n >= 20, "only %zu traceable vfs_* functions", n);
-
-	target = spawn_stopped(dd);
-	decoy = spawn_stopped(dd);
-	kv = kview__create(target, NULL);
-	check(kv, "kview__create(%d): %s", target, strerror(errno));
-	skel = load(target);
+	spawn_pair(f, dd, NULL);
+	f->view = load(f->target);
 
 	t0 = kvtest_now();
-	link = attach_multi(skel, kv, false, (const char **)names, NULL, n);
+	f->view_link = attach_multi(f->view, f->kv, false, (const char **)names, NULL, n);
 	t_attach = kvtest_now() - t0;
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	diag("%zu vfs_* functions in one link: %u attachment(s), %u site(s), %u text page(s), %u table page(s); attached in %.3f s",
 	     n, info.nr_attachments, info.nr_patches, info.nr_pages,
 	     info.nr_pt_pages, t_attach);
@@ -208,29 +300,72 @@ static int many(void)
 	check_eq(info.nr_patches, n);
 	check_eq(kview_verify_total(&nviews), 0);
 
-	resume(target);
-	resume(decoy);
-	check_eq(wait_exit(target), 0);
-	check_eq(wait_exit(decoy), 0);
-
-	h = hits(skel, target, 0, ksym("vfs_read"));
-	mine = keys_of(skel, target, &others);
+	run_pair(f);
+	h = hits(f->view, f->target, 0, ksym("vfs_read"));
+	mine = keys_of(f->view, f->target, &others);
 	diag("target %d: %llu vfs_read, %zu function(s) hit; other processes: %zu entries",
-	     target, (unsigned long long)h.count, mine, others);
+	     f->target, (unsigned long long)h.count, mine, others);
 	check(h.count >= 2000, "vfs_read seen %llu times for 2000 reads",
 	      (unsigned long long)h.count);
 	check_eq(others, 0);
 
 	t0 = kvtest_now();
-	bpf_link__destroy(link);
+	release_link(&f->view_link);
 	t_detach = kvtest_now() - t0;
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	diag("detached in %.3f s: %u attachment(s), %u site(s), %u page(s) left",
 	     t_detach, info.nr_attachments, info.nr_patches, info.nr_pages);
-	check_view_empty_destroy(kv);
-	multi__destroy(skel);
-	check_stats_clean();
-	return 0;
+	mu_done(f);
+}
+
+/* ksys_read given twice: one kprobe, one event a call, as in-eBPF counts. */
+static void dup_twice(struct mu *f)
+{
+	unsigned long twice[2] = { ksym("ksys_read"), ksym("ksys_read") };
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .addrs = twice, .cnt = 2);
+	struct kview_info info;
+	struct hit h;
+	int err;
+
+	f->ref_links[0] = bpf_program__attach(f->view->progs.ref_enter_read);
+	check(f->ref_links[0], "attach the in-eBPF reference: %s", strerror(errno));
+	/* By name the kernel refuses a name twice (ESRCH): by address. */
+	f->view_link = attach_in_scope(f->view, f->kv, &opts, &err);
+	check(f->view_link, "attach km_entry on ksys_read twice in the view: %s",
+	      strerror(err));
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
+	diag("ksys_read twice: %u site(s), %u attachment(s)", info.nr_patches,
+	     info.nr_attachments);
+	check_eq(info.nr_patches, 1);
+	resume(f->target);
+	check_eq(wait_exit(f->target), 0);
+	h = hits(f->view, f->target, 0, ksym("ksys_read"));
+	diag("target %d: kview %llu, in-eBPF %llu", f->target,
+	     (unsigned long long)h.count, (unsigned long long)ref(f->view, 0));
+	check(ref(f->view, 0) >= 3000, "in-eBPF saw only %llu reads",
+	      (unsigned long long)ref(f->view, 0));
+	check_eq(h.count, ref(f->view, 0));
+	release_link(&f->view_link);
+	release_link(&f->ref_links[0]);
+}
+
+/* A function on the kprobe blacklist: the fprobe takes it, a view not. */
+static void dup_blacklisted(struct mu *f)
+{
+	char *bnames[64];
+	const char **bsyms = (const char **)bnames;
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = bsyms, .cnt = 1);
+	int err;
+
+	check(traceable("", true, bnames, 64) >= 1,
+	      "no function both traceable and on the kprobe blacklist");
+	f->global_link = attach_multi(f->view, NULL, false, bsyms, NULL, 1);
+	release_link(&f->global_link);
+	f->view_link = attach_in_scope(f->view, f->kv, &opts, &err);
+	release_link(&f->view_link);
+	diag("%s (kprobe blacklist): globally attached, in the view %s",
+	     bnames[0], strerror(err));
+	check_eq(err, EINVAL);
 }
 
 /*
@@ -238,116 +373,63 @@ static int many(void)
  * once, and its program runs once a call); a function the fprobe takes
  * but kprobes do not (the kprobe blacklist) is refused in a view.
  */
-static int duplicates(void)
+static void test_dup(void *fixture, const void *variant)
 {
 	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
 		       "count=3000", "status=none", NULL };
-	unsigned long twice[2] = { ksym("ksys_read"), ksym("ksys_read") };
-	struct bpf_link *link, *ref_link;
-	char *bnames[64];
-	const char **bsyms = (const char **)bnames;
-	struct kview_info info;
-	struct multi *skel;
-	struct kview *kv;
-	struct hit h;
-	pid_t target;
-	int err;
+	struct mu *f = fixture;
 
-	target = spawn_stopped(dd);
-	kv = kview__create(target, NULL);
-	check(kv, "kview__create(%d): %s", target, strerror(errno));
-	skel = load(target);
-	ref_link = bpf_program__attach(skel->progs.ref_enter_read);
-	check(ref_link, "attach the in-eBPF reference: %s", strerror(errno));
-	/* By name the kernel refuses a name twice (ESRCH): by address. */
-	check(!kview__enter_scope(kv), "enter the view's scope: %s", strerror(errno));
-	link = bpf_program__attach_kprobe_multi_opts(skel->progs.km_entry, NULL,
-		&(struct bpf_kprobe_multi_opts){ .sz = sizeof(struct bpf_kprobe_multi_opts),
-						 .addrs = twice, .cnt = 2 });
-	err = errno;
-	kview__leave_scope(kv);
-	check(link, "attach km_entry on ksys_read twice in the view: %s", strerror(err));
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
-	diag("ksys_read twice: %u site(s), %u attachment(s)", info.nr_patches,
-	     info.nr_attachments);
-	check_eq(info.nr_patches, 1);
-	resume(target);
-	check_eq(wait_exit(target), 0);
-	h = hits(skel, target, 0, ksym("ksys_read"));
-	diag("target %d: kview %llu, in-eBPF %llu", target,
-	     (unsigned long long)h.count, (unsigned long long)ref(skel, 0));
-	check(ref(skel, 0) >= 3000, "in-eBPF saw only %llu reads",
-	      (unsigned long long)ref(skel, 0));
-	check_eq(h.count, ref(skel, 0));
-	bpf_link__destroy(link);
-	bpf_link__destroy(ref_link);
-
-	check(traceable("", true, bnames, 64) >= 1,
-	      "no function both traceable and on the kprobe blacklist");
-	link = attach_multi(skel, NULL, false, bsyms, NULL, 1);
-	bpf_link__destroy(link);
-	check(!kview__enter_scope(kv), "enter the view's scope: %s", strerror(errno));
-	link = bpf_program__attach_kprobe_multi_opts(skel->progs.km_entry, NULL,
-		&(struct bpf_kprobe_multi_opts){ .sz = sizeof(struct bpf_kprobe_multi_opts),
-						 .syms = bsyms, .cnt = 1 });
-	err = link ? 0 : errno;
-	kview__leave_scope(kv);
-	bpf_link__destroy(link);
-	diag("%s (kprobe blacklist): globally attached, in the view %s",
-	     bnames[0], strerror(err));
-	check_eq(err, EINVAL);
-	check_view_empty_destroy(kv);
-	multi__destroy(skel);
-	check_stats_clean();
-	return 0;
+	(void)variant;
+	f->target = spawn_stopped(dd);
+	f->kv = kview__create(f->target, NULL);
+	check(f->kv, "kview__create(%d): %s", f->target, strerror(errno));
+	f->view = load(f->target);
+	dup_twice(f);
+	dup_blacklisted(f);
+	mu_done(f);
 }
 
 /*
  * A link on a function entry and a non-entry (the instruction after
  * ksys_write's ftrace site): refused whole, cleanly, as outside a view.
  */
-static int bad(void)
+static void test_bad(void *fixture, const void *variant)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .cnt = 2);
 	unsigned long addrs[2] = { ksym("ksys_read"), ksym_site("ksys_write") + 5 };
+	struct mu *f = fixture;
 	struct kview_info info;
-	struct bpf_link *link;
-	struct multi *skel;
-	struct kview *kv;
 	int gerr, verr;
 
+	(void)variant;
 	opts.addrs = addrs;
-	skel = load(0);
+	f->view = load(0);
 	/*
 	 * A link that worked, gone with its view: the process joins a new
 	 * view at once (the link lets go of its view when it is released,
 	 * not a grace period later when it is freed).
 	 */
-	kv = kview__create(getpid(), NULL);
-	check(kv, "kview__create(self): %s", strerror(errno));
-	link = attach_multi(skel, kv, false, (const char *[]){ "ksys_read" }, NULL, 1);
-	bpf_link__destroy(link);
-	kview__destroy(kv);
-	kv = kview__create(getpid(), NULL);
-	check(kv, "kview__create(self) again, at once: %s", strerror(errno));
-	link = bpf_program__attach_kprobe_multi_opts(skel->progs.km_entry, NULL, &opts);
-	gerr = link ? 0 : errno;
-	bpf_link__destroy(link);
-	check(!kview__enter_scope(kv), "enter the view's scope: %s", strerror(errno));
-	link = bpf_program__attach_kprobe_multi_opts(skel->progs.km_entry, NULL, &opts);
-	verr = link ? 0 : errno;
-	kview__leave_scope(kv);
-	bpf_link__destroy(link);
+	f->kv = kview__create(getpid(), NULL);
+	check(f->kv, "kview__create(self): %s", strerror(errno));
+	f->view_link = attach_multi(f->view, f->kv, false, (const char *[]){ "ksys_read" },
+				    NULL, 1);
+	release_link(&f->view_link);
+	release_view(&f->kv);
+	f->kv = kview__create(getpid(), NULL);
+	check(f->kv, "kview__create(self) again, at once: %s", strerror(errno));
+	f->global_link = bpf_program__attach_kprobe_multi_opts(f->view->progs.km_entry,
+							       NULL, &opts);
+	gerr = f->global_link ? 0 : errno;
+	release_link(&f->global_link);
+	f->view_link = attach_in_scope(f->view, f->kv, &opts, &verr);
+	release_link(&f->view_link);
 	diag("ksys_read and ksys_write+%#lx: globally %s, in the view %s",
 	     addrs[1] - ksym("ksys_write"), strerror(gerr), strerror(verr));
 	check_eq(gerr, EINVAL);
 	check_eq(verr, EINVAL);
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	check_eq(info.nr_refused, 0);
-	check_view_empty_destroy(kv);
-	multi__destroy(skel);
-	check_stats_clean();
-	return 0;
+	mu_done(f);
 }
 
 /*
@@ -355,44 +437,42 @@ static int bad(void)
  * at all: there a view must fail them as the global attach fails them,
  * with EOPNOTSUPP, nothing recorded in the view and nothing left behind
  * (tools fall back to one kprobe per function, as bpftrace does).  Every
- * mode checks this on such a kernel.
+ * case checks this on such a kernel.
  */
-static int without_fprobe(const char *mode)
+static void without_fprobe(void *fixture, const void *variant)
 {
 	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
 		       "count=5000", "status=none", NULL };
+	const struct mu_variant *v = variant;
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = (const char *[]){ "ksys_read" },
-		    .cnt = 1, .retprobe = !strcmp(mode, "return"));
-	struct bpf_link *link;
+		    .cnt = 1, .retprobe = v->ret);
+	struct mu *f = fixture;
 	struct kview_info info;
-	struct multi *skel;
-	struct kview *kv;
-	pid_t target;
 	int err;
 
-	skel = load(0);
-	link = bpf_program__attach_kprobe_multi_opts(skel->progs.km_entry, NULL, &opts);
+	f->view = load(0);
+	f->global_link = bpf_program__attach_kprobe_multi_opts(f->view->progs.km_entry,
+							       NULL, &opts);
 	err = errno;
-	check(!link && err == EOPNOTSUPP,
-	      "global kprobe_multi on a kernel without fprobe: %s", link ? "attached" : strerror(err));
-	target = spawn_stopped(dd);
-	kv = kview__create(target, NULL);
-	check(kv, "kview__create(%d): %s", target, strerror(errno));
-	check(!kview__enter_scope(kv), "enter the view's scope: %s", strerror(errno));
-	link = bpf_program__attach_kprobe_multi_opts(skel->progs.km_entry, NULL, &opts);
-	err = errno;
-	kview__leave_scope(kv);
-	check(!link && err == EOPNOTSUPP,
-	      "kprobe_multi in a view on a kernel without fprobe: %s", link ? "attached" : strerror(err));
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check(!f->global_link && err == EOPNOTSUPP,
+	      "global kprobe_multi on a kernel without fprobe: %s",
+	      f->global_link ? "attached" : strerror(err));
+	f->target = spawn_stopped(dd);
+	f->kv = kview__create(f->target, NULL);
+	check(f->kv, "kview__create(%d): %s", f->target, strerror(errno));
+	f->view_link = attach_in_scope(f->view, f->kv, &opts, &err);
+	check(!f->view_link && err == EOPNOTSUPP,
+	      "kprobe_multi in a view on a kernel without fprobe: %s",
+	      f->view_link ? "attached" : strerror(err));
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	check_eq(info.nr_attachments, 0);
-	check_view_empty_destroy(kv);
-	kill(target, SIGKILL);
-	waitpid(target, NULL, 0);
-	multi__destroy(skel);
+	check_view_empty_destroy(f->kv);
+	f->kv = NULL;
+	kill(f->target, SIGKILL);
+	waitpid(f->target, NULL, 0);
+	mu_release(f);
 	check_stats_clean();
 	printf("# no fprobe in this kernel: kprobe_multi fails with EOPNOTSUPP globally and in a view, nothing left\n");
-	return 0;
 }
 
 /* BPF_TRACE_KPROBE_SESSION (Linux 6.10), which the build's headers lack. */
@@ -449,68 +529,50 @@ static struct session_counts session_of(struct session *skel, pid_t tgid)
 }
 
 /*
- * A kprobe session (kprobe.session) on ksys_read in a view: a kretprobe per
- * function whose entry handler runs the program and skips the return when
- * it returns non-zero, with a cookie per call.  The program runs its return
- * for reads of one byte only: the view's target must see exactly the
- * in-eBPF reference's entries and one-byte reads, every return with the
- * cookie its entry left, and the decoy nothing; a global session on the
- * same function, the decoy too.  Kernels before 6.10 have no sessions.
+ * The in-eBPF reference and a session link on ksys_read in the view, and
+ * one globally: the view's copy calls kprobe_view_caller, the global text
+ * an fprobe's call.
  */
-static int sessions(void)
+static void session_attach(struct mu *f)
 {
-	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
-		       "count=5000", "status=none", NULL };
-	struct session_counts vt, vd, gt, gd;
-	struct session *view, *global;
-	struct bpf_link *ref_link;
 	struct kview_info info;
 	unsigned char vb[5], gb[5];
-	pid_t target, decoy;
-	__u64 entries, ones;
-	struct kview *kv;
-	int vfd, gfd;
-	__u32 k;
 
-	if (!ksym_find("bpf_session_cookie")) {
-		printf("# no kprobe sessions in this kernel (they came in 6.10): nothing to scope\n");
-		return 0;
-	}
-	target = spawn_stopped(dd);
-	decoy = spawn_stopped(dd);
-	view = load_session(target);
-	global = load_session(0);
-	kv = kview__create(target, NULL);
-	check(kv, "kview__create(%d): %s", target, strerror(errno));
+	f->ref_links[0] = bpf_program__attach(f->sview->progs.ref_read);
+	check(f->ref_links[0], "attach the in-eBPF reference: %s", strerror(errno));
+	f->vfd = session_link(f->sview, f->kv);
+	check(f->vfd >= 0, "kprobe session in the view: %s", strerror(errno));
+	f->gfd = session_link(f->sglobal, NULL);
+	check(f->gfd >= 0, "kprobe session globally: %s", strerror(errno));
 
-	ref_link = bpf_program__attach(view->progs.ref_read);
-	check(ref_link, "attach the in-eBPF reference: %s", strerror(errno));
-	vfd = session_link(view, kv);
-	check(vfd >= 0, "kprobe session in the view: %s", strerror(errno));
-	gfd = session_link(global, NULL);
-	check(gfd >= 0, "kprobe session globally: %s", strerror(errno));
-
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	check_eq(info.nr_attachments, 1);
 	check_eq(info.nr_patches, 1);
-	check_view_kprobe_insn(kv, ksym_site("ksys_read"), true);
-	check(!kview__read_text(kv, ksym_site("ksys_read"), vb, gb, 5),
+	check_view_kprobe_insn(f->kv, ksym_site("ksys_read"), true);
+	check(!kview__read_text(f->kv, ksym_site("ksys_read"), vb, gb, 5),
 	      "read text: %s", strerror(errno));
 	check(gb[0] == 0xe8, "the global session did not arm ksys_read");
+}
 
-	resume(target);
-	resume(decoy);
-	check_eq(wait_exit(target), 0);
-	check_eq(wait_exit(decoy), 0);
+/*
+ * The view's session saw the target's entries and one-byte returns as the
+ * in-eBPF reference did, with good cookies, and nothing of the decoy; the
+ * global one saw both.
+ */
+static void session_counts(struct mu *f)
+{
+	struct session_counts vt, vd, gt, gd;
+	__u64 entries, ones;
+	__u32 k;
 
 	k = 0;
-	check(!bpf_map_lookup_elem(bpf_map__fd(view->maps.ref), &k, &entries), "ref");
+	check(!bpf_map_lookup_elem(bpf_map__fd(f->sview->maps.ref), &k, &entries), "ref");
 	k = 1;
-	check(!bpf_map_lookup_elem(bpf_map__fd(view->maps.ref), &k, &ones), "ref");
-	vt = session_of(view, target);
-	vd = session_of(view, decoy);
-	gt = session_of(global, target);
-	gd = session_of(global, decoy);
+	check(!bpf_map_lookup_elem(bpf_map__fd(f->sview->maps.ref), &k, &ones), "ref");
+	vt = session_of(f->sview, f->target);
+	vd = session_of(f->sview, f->decoy);
+	gt = session_of(f->sglobal, f->target);
+	gd = session_of(f->sglobal, f->decoy);
 	diag("target: in-eBPF %llu read(s), %llu of one byte; view session %llu entries, %llu returns (%llu bad cookie(s), %llu skipped return(s)); global %llu/%llu",
 	     (unsigned long long)entries, (unsigned long long)ones,
 	     (unsigned long long)vt.n[0], (unsigned long long)vt.n[1],
@@ -531,18 +593,44 @@ static int sessions(void)
 	check(gd.n[1] >= 5000, "the global session missed the decoy: %llu",
 	      (unsigned long long)gd.n[1]);
 	check_eq(gd.n[2] + gd.n[3], 0);
-
-	close(gfd);
-	close(vfd);
-	bpf_link__destroy(ref_link);
-	check_view_empty_destroy(kv);
-	session__destroy(global);
-	session__destroy(view);
-	check_stats_clean();
-	return 0;
 }
 
-/* The two functions the links of links_test() go on, and their cookies. */
+/*
+ * A kprobe session (kprobe.session) on ksys_read in a view: a kretprobe per
+ * function whose entry handler runs the program and skips the return when
+ * it returns non-zero, with a cookie per call.  The program runs its return
+ * for reads of one byte only: the view's target must see exactly the
+ * in-eBPF reference's entries and one-byte reads, every return with the
+ * cookie its entry left, and the decoy nothing; a global session on the
+ * same function, the decoy too.  Kernels before 6.10 have no sessions.
+ */
+static void test_session(void *fixture, const void *variant)
+{
+	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+		       "count=5000", "status=none", NULL };
+	struct mu *f = fixture;
+
+	(void)variant;
+	if (!ksym_find("bpf_session_cookie")) {
+		printf("# no kprobe sessions in this kernel (they came in 6.10): nothing to scope\n");
+		return;
+	}
+	f->target = spawn_stopped(dd);
+	f->decoy = spawn_stopped(dd);
+	f->sview = load_session(f->target);
+	f->sglobal = load_session(0);
+	f->kv = kview__create(f->target, NULL);
+	check(f->kv, "kview__create(%d): %s", f->target, strerror(errno));
+	session_attach(f);
+	run_pair(f);
+	session_counts(f);
+	release_fd(&f->gfd);
+	release_fd(&f->vfd);
+	release_link(&f->ref_links[0]);
+	mu_done(f);
+}
+
+/* The two functions the links of test_links() go on, and their cookies. */
 static const char *link_syms[] = { "ksys_read", "ksys_write" };
 static const __u64 link_cookies[] = { 0x1111, 0x2222 };
 
@@ -591,127 +679,154 @@ static void check_counts(struct multi *view, struct multi *global, bool ret,
 }
 
 /*
- * entry, return, mixed, filter: a kprobe_multi link on ksys_read and
- * ksys_write in the target's view (a filter view for filter), an in-eBPF
- * reference beside it, and for mixed the same link globally too.
+ * The in-eBPF reference (view's object: pid == N on the read and write
+ * syscall tracepoints) and the view's link; for mixed the same link
+ * globally too.
  */
-static int links_test(const char *mode, bool ret, bool filter)
+static void links_attach(struct mu *f, const struct mu_variant *v)
 {
-	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
-		       "count=5000", "status=none", NULL };
-	unsigned char gbefore[2][1], vbuf[1], gbuf[1];
-	struct multi *view, *global = NULL;
-	struct bpf_link *ref_links[4], *view_link, *global_link = NULL;
-	LIBBPF_OPTS(kview_opts, fopts, .filter = true);
-	unsigned long ip[2], site[2];
-	struct kview_info info;
-	unsigned int nviews;
-	pid_t target, decoy;
-	struct kview *kv;
 	int i;
 
-	/* What bpf_get_func_ip() says, and where the views' calls go. */
-	ip[0] = ksym("ksys_read");
-	ip[1] = ksym("ksys_write");
-	site[0] = fentry_site(ip[0]);
-	site[1] = fentry_site(ip[1]);
-
-	target = spawn_stopped(dd);
-	decoy = spawn_stopped(dd);
-	kv = kview__create(target, filter ? &fopts : NULL);
-	check(kv, "kview__create(%d): %s", target, strerror(errno));
-	for (i = 0; i < 2; i++)
-		check(!kview__read_text(kv, site[i], vbuf, gbefore[i], 1),
-		      "read text: %s", strerror(errno));
-
-	/* The reference and the view's program, from separate objects. */
-	view = load(target);
-	ref_links[0] = bpf_program__attach(view->progs.ref_enter_read);
-	ref_links[1] = bpf_program__attach(view->progs.ref_enter_write);
-	ref_links[2] = bpf_program__attach(view->progs.ref_exit_read);
-	ref_links[3] = bpf_program__attach(view->progs.ref_exit_write);
+	f->view = load(f->target);
+	f->ref_links[0] = bpf_program__attach(f->view->progs.ref_enter_read);
+	f->ref_links[1] = bpf_program__attach(f->view->progs.ref_enter_write);
+	f->ref_links[2] = bpf_program__attach(f->view->progs.ref_exit_read);
+	f->ref_links[3] = bpf_program__attach(f->view->progs.ref_exit_write);
 	for (i = 0; i < 4; i++)
-		check(ref_links[i], "attach the in-eBPF reference: %s",
+		check(f->ref_links[i], "attach the in-eBPF reference: %s",
 		      strerror(errno));
-	view_link = attach_multi(view, kv, ret, link_syms, link_cookies, 2);
-	if (!strcmp(mode, "mixed")) {
-		global = load(0);
-		global_link = attach_multi(global, NULL, ret, link_syms, link_cookies, 2);
+	f->view_link = attach_multi(f->view, f->kv, v->ret, link_syms, link_cookies, 2);
+	if (v->mixed) {
+		f->global = load(0);
+		f->global_link = attach_multi(f->global, NULL, v->ret, link_syms,
+					      link_cookies, 2);
 	}
+}
 
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+/*
+ * Attached: each function's site in the view calls kprobe_view_caller and
+ * the global text is as before (filter: the fprobe arms the global site,
+ * for everyone); two attachments.
+ */
+static void check_links_armed(struct mu *f, const struct mu_variant *v)
+{
+	unsigned char vbuf[1], gbuf[1];
+	struct kview_info info;
+	unsigned int nviews;
+	int i;
+
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	for (i = 0; i < 2; i++) {
-		check(!kview__read_text(kv, site[i], vbuf, gbuf, 1),
+		check(!kview__read_text(f->kv, f->site[i], vbuf, gbuf, 1),
 		      "read text: %s", strerror(errno));
 		diag("%s at %#lx: view %02x, global %02x (before: %02x)",
-		     link_syms[i], site[i], vbuf[0], gbuf[0], gbefore[i][0]);
-		if (filter) {
+		     link_syms[i], f->site[i], vbuf[0], gbuf[0], f->gbefore[i]);
+		if (v->filter) {
 			/* The fprobe arms ftrace's call, for everyone. */
-			check(gbuf[0] != gbefore[i][0], "the fprobe did not arm %s", link_syms[i]);
+			check(gbuf[0] != f->gbefore[i], "the fprobe did not arm %s",
+			      link_syms[i]);
 			check_eq(vbuf[0], gbuf[0]);
 		} else {
-			check_view_kprobe_insn(kv, site[i], true);
-			if (!global)
-				check_eq(gbuf[0], gbefore[i][0]);
+			check_view_kprobe_insn(f->kv, f->site[i], true);
+			if (!v->mixed)
+				check_eq(gbuf[0], f->gbefore[i]);
 		}
 	}
 	diag("view %u: %u attachment(s), %u site(s), %u page(s)", info.id,
 	     info.nr_attachments, info.nr_patches, info.nr_pages);
 	check_eq(info.nr_attachments, 2);
-	check_eq(info.nr_patches, filter ? 0 : 2);
-	if (!filter)
+	check_eq(info.nr_patches, v->filter ? 0 : 2);
+	if (!v->filter)
 		check_eq(kview_verify_total(&nviews), 0);
+}
 
-	resume(target);
-	resume(decoy);
-	check_eq(wait_exit(target), 0);
-	check_eq(wait_exit(decoy), 0);
-	check_counts(view, global, ret, target, decoy, ip);
+/* Detached: nothing in the view, the sites as before, in both texts. */
+static void check_links_gone(struct mu *f)
+{
+	unsigned char vbuf[1], gbuf[1];
+	struct kview_info info;
+	int i;
 
-	if (global) {
-		bpf_link__destroy(global_link);
-		multi__destroy(global);
-	}
-	bpf_link__destroy(view_link);
+	release_link(&f->global_link);
+	release_link(&f->view_link);
 	for (i = 0; i < 4; i++)
-		bpf_link__destroy(ref_links[i]);
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+		release_link(&f->ref_links[i]);
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	check_eq(info.nr_attachments, 0);
 	check_eq(info.nr_patches, 0);
 	check_eq(info.nr_pages, 0);
 	for (i = 0; i < 2; i++) {
-		check(!kview__read_text(kv, site[i], vbuf, gbuf, 1),
+		check(!kview__read_text(f->kv, f->site[i], vbuf, gbuf, 1),
 		      "read text: %s", strerror(errno));
-		check_eq(gbuf[0], gbefore[i][0]);
+		check_eq(gbuf[0], f->gbefore[i]);
 		check_eq(vbuf[0], gbuf[0]);
 	}
-	kview__destroy(kv);
-	multi__destroy(view);
-	check_stats_clean();
-	return 0;
 }
+
+/*
+ * entry, return, mixed, filter: a kprobe_multi link on ksys_read and
+ * ksys_write in the target's view (a filter view for filter), an in-eBPF
+ * reference beside it, and for mixed the same link globally too.
+ */
+static void test_links(void *fixture, const void *variant)
+{
+	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+		       "count=5000", "status=none", NULL };
+	LIBBPF_OPTS(kview_opts, fopts, .filter = true);
+	const struct mu_variant *v = variant;
+	struct mu *f = fixture;
+	unsigned char vbuf[1];
+	int i;
+
+	/* What bpf_get_func_ip() says, and where the views' calls go. */
+	f->ip[0] = ksym("ksys_read");
+	f->ip[1] = ksym("ksys_write");
+	f->site[0] = fentry_site(f->ip[0]);
+	f->site[1] = fentry_site(f->ip[1]);
+	spawn_pair(f, dd, v->filter ? &fopts : NULL);
+	for (i = 0; i < 2; i++)
+		check(!kview__read_text(f->kv, f->site[i], vbuf, &f->gbefore[i], 1),
+		      "read text: %s", strerror(errno));
+
+	/* The reference and the view's program, from separate objects. */
+	links_attach(f, v);
+	check_links_armed(f, v);
+	run_pair(f);
+	check_counts(f->view, f->global, v->ret, f->target, f->decoy, f->ip);
+	check_links_gone(f);
+	release_view(&f->kv);
+	mu_release(f);
+	check_stats_clean();
+}
+
+static const struct mu_variant entry, ret = { .ret = true },
+	mixed = { .mixed = true }, filter = { .filter = true }, other;
+
+/* Not const: without fprobe, every case is without_fprobe() (main()). */
+static struct check_case cases[] = {
+	{ "entry", test_links, &entry },
+	{ "return", test_links, &ret },
+	{ "mixed", test_links, &mixed },
+	{ "filter", test_links, &filter },
+	{ "many", test_many, &other },
+	{ "bad", test_bad, &other },
+	{ "dup", test_dup, &other },
+	{ "session", test_session, &other },
+};
+
+static const struct check_suite suite = {
+	.fixture_size = sizeof(struct mu),
+	.teardown = mu_teardown,
+	CHECK_CASES(cases),
+};
 
 int main(int argc, char **argv)
 {
-	const char *mode = argc > 1 ? argv[1] : "";
+	size_t i;
 
 	/* fprobe, which kprobe_multi links are built on. */
 	if (!ksym_find("register_fprobe"))
-		return without_fprobe(mode);
-	if (!strcmp(mode, "entry") || !strcmp(mode, "mixed"))
-		return links_test(mode, false, false);
-	if (!strcmp(mode, "return"))
-		return links_test(mode, true, false);
-	if (!strcmp(mode, "filter"))
-		return links_test(mode, false, true);
-	if (!strcmp(mode, "many"))
-		return many();
-	if (!strcmp(mode, "bad"))
-		return bad();
-	if (!strcmp(mode, "dup"))
-		return duplicates();
-	if (!strcmp(mode, "session"))
-		return sessions();
-	fprintf(stderr, "usage: kview-multi entry|return|mixed|filter|many|bad|dup|session\n");
-	return 2;
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+			cases[i].run = without_fprobe;
+	return check_main(&suite, argc, argv);
 }
