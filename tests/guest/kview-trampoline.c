@@ -38,6 +38,11 @@
  *                             trampoline stays in the global text (a
  *                             global fallback), its view program still
  *                             running for the view's task only
+ *
+ * One suite (tests/lib/harness.h): the fixture is what a case makes (the
+ * processes, the views, the objects and their links, the sample modules),
+ * released by its teardown if a check failed first; the variant of entry,
+ * exit and mixed says which.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,6 +59,23 @@
 
 static char workload[4096];
 
+struct tr_variant {
+	bool fexit;		/* exit: fexit, and the sums of the returns */
+	bool mixed;		/* mixed: the fentry globally too */
+};
+
+/* What the case made; NULL or 0 is what it did not, or released. */
+struct tr {
+	pid_t t, d, t2;			/* target, decoy, a second target */
+	struct kview *kv, *kv2;		/* their views */
+	struct tramp *in, *view, *global, *fe, *fx, *kp;
+	struct bpf_link *in_link, *view_link, *global_link;
+	struct bpf_link *le, *lx, *lk, *lg;	/* fe's, fx's, kp's, global's */
+	bool module;			/* trace-events-sample loaded */
+	bool livepatch;			/* livepatch-sample loaded */
+	bool tracer;			/* the function tracer's settings */
+};
+
 static struct tramp *load(const char *prog, unsigned int filter,
 			  unsigned long long mark)
 {
@@ -65,6 +87,55 @@ static struct tramp *load(const char *prog, unsigned int filter,
 	only_program(skel->obj, prog);
 	check(!tramp__load(skel), "load %s: %s", prog, strerror(errno));
 	return skel;
+}
+
+static void destroy_skel(struct tramp **skel)
+{
+	tramp__destroy(*skel);
+	*skel = NULL;
+}
+
+/* Detach, close the views and the objects. */
+static void tr_release(struct tr *f)
+{
+	struct bpf_link **links[] = { &f->lg, &f->lk, &f->lx, &f->le, &f->global_link,
+				      &f->view_link, &f->in_link };
+	struct tramp **skels[] = { &f->global, &f->view, &f->in, &f->kp, &f->fx,
+				   &f->fe };
+	size_t i;
+
+	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		release_link(links[i]);
+	release_view(&f->kv);
+	release_view(&f->kv2);
+	for (i = 0; i < sizeof(skels) / sizeof(skels[0]); i++)
+		destroy_skel(skels[i]);
+}
+
+#define LP_DIR "/sys/kernel/livepatch/livepatch_sample"
+
+static bool livepatch_settled(int enabled);
+
+static void tr_teardown(void *fixture, const void *variant)
+{
+	struct tr *f = fixture;
+
+	(void)variant;
+	if (f->tracer)
+		function_tracer_put_back();
+	reap_child(f->t);
+	reap_child(f->d);
+	reap_child(f->t2);
+	tr_release(f);
+	if (f->module && system("rmmod trace_events_sample"))
+		diag("rmmod trace_events_sample failed");
+	if (f->livepatch) {
+		if (!access(LP_DIR, F_OK) && system("echo 0 > " LP_DIR "/enabled"))
+			diag("cannot disable the livepatch");
+		if (!WAIT_FOR(livepatch_settled(0), 60) ||
+		    system("rmmod livepatch_sample"))
+			diag("rmmod livepatch_sample failed");
+	}
 }
 
 static struct bpf_link *attach_view(struct kview *kv, struct tramp *skel,
@@ -84,6 +155,24 @@ static struct bpf_link *attach_global(struct tramp *skel, const char *prog)
 	link = bpf_program__attach(bpf_object__find_program_by_name(skel->obj, prog));
 	check(link, "attach %s globally: %s", prog, strerror(errno));
 	return link;
+}
+
+/* @argv's target and decoy, stopped; the target's view. */
+static void spawn_pair(struct tr *f, char **argv)
+{
+	f->t = spawn_stopped(argv);
+	f->d = spawn_stopped(argv);
+	f->kv = kview__create(f->t, NULL);
+	check(f->kv, "kview__create(%d): %s", f->t, strerror(errno));
+}
+
+/* Run target and decoy to their end. */
+static void run_pair(struct tr *f)
+{
+	resume(f->t);
+	resume(f->d);
+	check_eq(wait_exit(f->t), 0);
+	check_eq(wait_exit(f->d), 0);
 }
 
 /* Whether @addr is the start of a BPF trampoline image (kallsyms). */
@@ -155,73 +244,76 @@ static void check_detached(struct kview *kv, unsigned long fn)
 	check_text_same(kv, fn, 16, "after detach");
 }
 
+/*
+ * entry, exit, mixed: the in-eBPF program globally, @prog in the view,
+ * armed there; for mixed @prog globally too, armed in the global text.
+ */
+static void reads_attach(struct tr *f, const struct tr_variant *v,
+			 const char *prog, unsigned long fn)
+{
+	const char *in_prog = v->fexit ? "tp_exit" : "tp_enter";
+	struct kview_info info;
+
+	f->in = load(in_prog, f->t, 0);
+	f->view = load(prog, 0, 0);
+	f->in_link = attach_global(f->in, in_prog);
+	f->view_link = attach_view(f->kv, f->view, prog);
+	check_armed(f->kv, fn, false);
+	if (v->mixed) {
+		f->global = load(prog, 0, 0);
+		f->global_link = attach_global(f->global, prog);
+		check_armed(f->kv, fn, true);
+	}
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
+	check_eq(info.nr_attachments, 1);
+}
+
+/*
+ * mixed: the global program saw the target as the view's did (@want),
+ * and the decoy; once it goes, the view holds the call again.
+ */
+static void reads_global(struct tr *f, unsigned long long want, unsigned long fn)
+{
+	check_global_counts(bpf_map__fd(f->global->maps.counts), f->t, f->d, want,
+			    20000);
+	/* The last global program gone: the view holds the call again. */
+	release_link(&f->global_link);
+	check_armed(f->kv, fn, false);
+	destroy_skel(&f->global);
+}
+
 /* entry, exit, mixed: dd bs=1 in the target and the decoy. */
-static void test_reads(const char *mode)
+static void test_reads(void *fixture, const void *variant)
 {
 	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
 		       "count=" READS, "status=none", NULL };
-	bool fexit = !strcmp(mode, "exit"), mixed = !strcmp(mode, "mixed");
-	const char *prog = fexit ? "fx_read" : "fe_read";
-	const char *in_prog = fexit ? "tp_exit" : "tp_enter";
+	const struct tr_variant *v = variant;
+	const char *prog = v->fexit ? "fx_read" : "fe_read";
 	unsigned long fn = ksym_site("ksys_read");
-	struct tramp *in, *view, *global = NULL;
-	struct bpf_link *in_link, *view_link, *global_link = NULL;
-	unsigned long long want, got, gt, gd;
-	struct kview_info info;
-	pid_t target, decoy;
-	struct kview *kv;
+	unsigned long long want, got;
+	struct tr *f = fixture;
 
-	target = spawn_stopped(dd);
-	decoy = spawn_stopped(dd);
-	kv = kview__create(target, NULL);
-	check(kv, "kview__create(%d): %s", target, strerror(errno));
+	spawn_pair(f, dd);
+	reads_attach(f, v, prog, fn);
+	run_pair(f);
 
-	in = load(in_prog, target, 0);
-	view = load(prog, 0, 0);
-	in_link = attach_global(in, in_prog);
-	view_link = attach_view(kv, view, prog);
-	check_armed(kv, fn, false);
-	if (mixed) {
-		global = load(prog, 0, 0);
-		global_link = attach_global(global, prog);
-		check_armed(kv, fn, true);
-	}
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
-	check_eq(info.nr_attachments, 1);
-
-	resume(target);
-	resume(decoy);
-	check_eq(wait_exit(target), 0);
-	check_eq(wait_exit(decoy), 0);
-
-	want = check_counts_equal(bpf_map__fd(view->maps.counts),
-				  bpf_map__fd(in->maps.counts), target, decoy);
+	want = check_counts_equal(bpf_map__fd(f->view->maps.counts),
+				  bpf_map__fd(f->in->maps.counts), f->t, f->d);
 	check(want >= 20000, "in-eBPF saw only %llu events of %s reads", want, READS);
-	if (fexit) {
-		want = map_u32_count(bpf_map__fd(in->maps.rets), target);
-		got = map_u32_count(bpf_map__fd(view->maps.rets), target);
+	if (v->fexit) {
+		want = map_u32_count(bpf_map__fd(f->in->maps.rets), f->t);
+		got = map_u32_count(bpf_map__fd(f->view->maps.rets), f->t);
 		diag("sum of the target's read returns: kview %llu, in-eBPF %llu", got, want);
 		check(want >= 20000, "in-eBPF summed only %llu", want);
 		check_eq(got, want);
 	}
-	if (mixed) {
-		gt = map_u32_count(bpf_map__fd(global->maps.counts), target);
-		gd = map_u32_count(bpf_map__fd(global->maps.counts), decoy);
-		diag("global program: target %llu, decoy %llu", gt, gd);
-		check_eq(gt, want);
-		check(gd >= 20000, "the global program missed the decoy: %llu", gd);
-		/* The last global program gone: the view holds the call again. */
-		bpf_link__destroy(global_link);
-		check_armed(kv, fn, false);
-		tramp__destroy(global);
-	}
+	if (v->mixed)
+		reads_global(f, want, fn);
 
-	bpf_link__destroy(view_link);
-	bpf_link__destroy(in_link);
-	check_detached(kv, fn);
-	kview__destroy(kv);
-	tramp__destroy(view);
-	tramp__destroy(in);
+	release_link(&f->view_link);
+	release_link(&f->in_link);
+	check_detached(f->kv, fn);
+	tr_release(f);
 	check_stats_clean();
 }
 
@@ -262,31 +354,26 @@ static void getsid_result(const char *out, long *failed, int *err)
 	fclose(f);
 }
 
-static void test_modret(void)
+static void test_modret(void *fixture, const void *variant)
 {
-	struct tramp *in, *view;
-	struct bpf_link *in_link, *view_link;
 	unsigned long fn = ksym_site("security_task_getsid");
+	struct tr *f = fixture;
 	unsigned long long want;
 	long tfail, dfail;
-	pid_t target, decoy;
-	struct kview *kv;
 	int terr, derr;
 
-	target = spawn_getsid("/tmp/getsid-target");
-	decoy = spawn_getsid("/tmp/getsid-decoy");
-	kv = kview__create(target, NULL);
-	check(kv, "kview__create(%d): %s", target, strerror(errno));
-	in = load("tp_getsid", target, 0);
-	view = load("fm_getsid", 0, 0);
-	in_link = attach_global(in, "tp_getsid");
-	view_link = attach_view(kv, view, "fm_getsid");
-	check_armed(kv, fn, false);
+	(void)variant;
+	f->t = spawn_getsid("/tmp/getsid-target");
+	f->d = spawn_getsid("/tmp/getsid-decoy");
+	f->kv = kview__create(f->t, NULL);
+	check(f->kv, "kview__create(%d): %s", f->t, strerror(errno));
+	f->in = load("tp_getsid", f->t, 0);
+	f->view = load("fm_getsid", 0, 0);
+	f->in_link = attach_global(f->in, "tp_getsid");
+	f->view_link = attach_view(f->kv, f->view, "fm_getsid");
+	check_armed(f->kv, fn, false);
 
-	resume(target);
-	resume(decoy);
-	check_eq(wait_exit(target), 0);
-	check_eq(wait_exit(decoy), 0);
+	run_pair(f);
 	getsid_result("/tmp/getsid-target", &tfail, &terr);
 	getsid_result("/tmp/getsid-decoy", &dfail, &derr);
 	diag("target: %ld of %d getsid() failed (errno %d); decoy: %ld failed",
@@ -295,17 +382,46 @@ static void test_modret(void)
 	check_eq(terr, GETSID_ERRNO);
 	check_eq(dfail, 0);
 	/* fmod_ret ran once per getsid() of the target's, and for nobody else */
-	want = check_counts_equal(bpf_map__fd(view->maps.counts),
-				  bpf_map__fd(in->maps.counts), target, decoy);
+	want = check_counts_equal(bpf_map__fd(f->view->maps.counts),
+				  bpf_map__fd(f->in->maps.counts), f->t, f->d);
 	check_eq(want, GETSIDS);
 
-	bpf_link__destroy(view_link);
-	bpf_link__destroy(in_link);
-	check_detached(kv, fn);
-	kview__destroy(kv);
-	tramp__destroy(view);
-	tramp__destroy(in);
+	release_link(&f->view_link);
+	release_link(&f->in_link);
+	check_detached(f->kv, fn);
+	tr_release(f);
 	check_stats_clean();
+}
+
+/* The function tracer on, ksys_read only: the view's site keeps its trampoline. */
+static void ftrace_on(struct tr *f, unsigned long fn)
+{
+	unsigned char vb[5], gb[5];
+
+	tracefs_set("trace", "");
+	f->tracer = true;
+	tracefs_set("set_ftrace_filter", "ksys_read\n");
+	tracefs_set("current_tracer", "function\n");
+	check(!kview__read_text(f->kv, fn, vb, gb, 5), "read text: %s", strerror(errno));
+	diag("function tracer on: view %s, global %s", hexbytes(vb, 5), hexbytes(gb, 5));
+	check_eq(gb[0], 0xe8);
+	check_eq(vb[0], 0xe8);
+	check(memcmp(vb, gb, 5), "the view runs the global call, not its trampoline");
+}
+
+/* The function tracer off: the lines of the target it traced. */
+static int ftrace_off(struct tr *f)
+{
+	int lines;
+
+	tracefs_set("tracing_on", "0");
+	lines = trace_lines(f->t, "ksys_read");
+	kill(f->t, SIGSTOP);
+	tracefs_set("current_tracer", "nop\n");
+	tracefs_set("set_ftrace_filter", "\n");
+	tracefs_set("tracing_on", "1");
+	f->tracer = false;
+	return lines;
 }
 
 /*
@@ -315,65 +431,64 @@ static void test_modret(void)
  * return MARK_SIZE: the sum checks that fexit saw the function's own
  * return value through the chain.
  */
-static void test_ftrace(void)
+static void test_ftrace(void *fixture, const void *variant)
 {
 	char *spin[] = { workload, "spin", NULL };
 	unsigned long fn = ksym_site("ksys_read");
-	struct tramp *fe, *fx;
-	struct bpf_link *le, *lx;
 	unsigned long long events, exits, sum;
-	unsigned char vb[5], gb[5];
-	struct kview *kv;
+	struct tr *f = fixture;
 	int lines;
-	pid_t t;
 
-	t = spawn_stopped(spin);
-	kv = kview__create(t, NULL);
-	check(kv, "kview__create: %s", strerror(errno));
-	fe = load("fe_read", 0, MARK_SIZE);
-	fx = load("fx_read", 0, MARK_SIZE);
-	le = attach_view(kv, fe, "fe_read");
-	lx = attach_view(kv, fx, "fx_read");
-	check_armed(kv, fn, false);
+	(void)variant;
+	f->t = spawn_stopped(spin);
+	f->kv = kview__create(f->t, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	f->fe = load("fe_read", 0, MARK_SIZE);
+	f->fx = load("fx_read", 0, MARK_SIZE);
+	f->le = attach_view(f->kv, f->fe, "fe_read");
+	f->lx = attach_view(f->kv, f->fx, "fx_read");
+	check_armed(f->kv, fn, false);
+	ftrace_on(f, fn);
 
-	tracefs_set("trace", "");
-	tracefs_set("set_ftrace_filter", "ksys_read\n");
-	tracefs_set("current_tracer", "function\n");
-	check(!kview__read_text(kv, fn, vb, gb, 5), "read text: %s", strerror(errno));
-	diag("function tracer on: view %s, global %s", hexbytes(vb, 5), hexbytes(gb, 5));
-	check_eq(gb[0], 0xe8);
-	check_eq(vb[0], 0xe8);
-	check(memcmp(vb, gb, 5), "the view runs the global call, not its trampoline");
-
-	resume(t);
-	check(WAIT_FOR(map_u32_count(bpf_map__fd(fx->maps.counts), t) > 100, 30),
+	resume(f->t);
+	check(WAIT_FOR(map_u32_count(bpf_map__fd(f->fx->maps.counts), f->t) > 100, 30),
 	      "the target did not reach the view's fexit");
-	tracefs_set("tracing_on", "0");
-	lines = trace_lines(t, "ksys_read");
-	kill(t, SIGSTOP);
-	tracefs_set("current_tracer", "nop\n");
-	tracefs_set("set_ftrace_filter", "\n");
-	tracefs_set("tracing_on", "1");
+	lines = ftrace_off(f);
 	usleep(100000);
-	events = map_u32_count(bpf_map__fd(fe->maps.counts), t);
-	exits = map_u32_count(bpf_map__fd(fx->maps.counts), t);
-	sum = map_u32_count(bpf_map__fd(fx->maps.rets), t);
+	events = map_u32_count(bpf_map__fd(f->fe->maps.counts), f->t);
+	exits = map_u32_count(bpf_map__fd(f->fx->maps.counts), f->t);
+	sum = map_u32_count(bpf_map__fd(f->fx->maps.rets), f->t);
 	diag("function tracer: %d ksys_read line(s) of the target; fentry %llu, fexit %llu, returns %llu",
 	     lines, events, exits, sum);
 	check(lines > 0, "the function tracer missed the view's task");
 	check(events > 100, "the view's fentry missed the target");
 	check_eq(sum, exits * MARK_SIZE);
-	check_armed(kv, fn, false);
+	check_armed(f->kv, fn, false);
 
-	bpf_link__destroy(lx);
-	bpf_link__destroy(le);
-	check_detached(kv, fn);
-	kill(t, SIGKILL);
-	wait_exit(t);
-	kview__destroy(kv);
-	tramp__destroy(fx);
-	tramp__destroy(fe);
+	release_link(&f->lx);
+	release_link(&f->le);
+	check_detached(f->kv, fn);
+	kill(f->t, SIGKILL);
+	wait_exit(f->t);
+	tr_release(f);
 	check_stats_clean();
+}
+
+/* Round @i of the loop: attach, wait for the target's fexits, detach. */
+static void loop_round(struct tr *f, int i, unsigned long fn)
+{
+	unsigned long long before = map_u32_count(bpf_map__fd(f->fx->maps.counts), f->t);
+
+	f->le = attach_view(f->kv, f->fe, "fe_read");
+	if (i % 4 == 3)
+		f->lg = attach_global(f->global, "fe_read");
+	f->lx = attach_view(f->kv, f->fx, "fx_read");
+	check(WAIT_FOR(map_u32_count(bpf_map__fd(f->fx->maps.counts), f->t) > before + 20, 30),
+	      "round %d: the target did not reach the view's fexit", i);
+	release_link(&f->lg);
+	release_link(&f->le);
+	release_link(&f->lx);
+	check_detached(f->kv, fn);
 }
 
 /*
@@ -381,100 +496,134 @@ static void test_ftrace(void)
  * between global and view arming too.  The view's programs never count
  * the decoy; the view's text is the global text after each detach.
  */
-static void test_loop(void)
+static void test_loop(void *fixture, const void *variant)
 {
 	char *spin[] = { workload, "spin", NULL };
 	unsigned long fn = ksym_site("ksys_read");
-	struct tramp *fe, *fx, *g;
 	unsigned long long tcount = 0, dcount, gcount;
+	struct tr *f = fixture;
 	unsigned int nviews;
-	pid_t t, d;
-	struct kview *kv;
 	int i;
 
-	t = spawn_stopped(spin);
-	d = spawn_stopped(spin);
-	kv = kview__create(t, NULL);
-	check(kv, "kview__create: %s", strerror(errno));
-	fe = load("fe_read", 0, MARK_SIZE);
-	fx = load("fx_read", 0, MARK_SIZE);
-	g = load("fe_read", 0, MARK_SIZE);
-	resume(t);
-	resume(d);
-	for (i = 0; i < LOOP_ROUNDS; i++) {
-		struct bpf_link *le, *lx, *lg = NULL;
-		unsigned long long before = map_u32_count(bpf_map__fd(fx->maps.counts), t);
-
-		le = attach_view(kv, fe, "fe_read");
-		if (i % 4 == 3)
-			lg = attach_global(g, "fe_read");
-		lx = attach_view(kv, fx, "fx_read");
-		check(WAIT_FOR(map_u32_count(bpf_map__fd(fx->maps.counts), t) > before + 20, 30),
-		      "round %d: the target did not reach the view's fexit", i);
-		if (lg)
-			bpf_link__destroy(lg);
-		bpf_link__destroy(le);
-		bpf_link__destroy(lx);
-		check_detached(kv, fn);
-	}
-	tcount = map_u32_count(bpf_map__fd(fe->maps.counts), t);
-	dcount = map_u32_count(bpf_map__fd(fe->maps.counts), d) +
-		 map_u32_count(bpf_map__fd(fx->maps.counts), d);
-	gcount = map_u32_count(bpf_map__fd(g->maps.counts), d);
+	(void)variant;
+	spawn_pair(f, spin);
+	f->fe = load("fe_read", 0, MARK_SIZE);
+	f->fx = load("fx_read", 0, MARK_SIZE);
+	f->global = load("fe_read", 0, MARK_SIZE);
+	resume(f->t);
+	resume(f->d);
+	for (i = 0; i < LOOP_ROUNDS; i++)
+		loop_round(f, i, fn);
+	tcount = map_u32_count(bpf_map__fd(f->fe->maps.counts), f->t);
+	dcount = map_u32_count(bpf_map__fd(f->fe->maps.counts), f->d) +
+		 map_u32_count(bpf_map__fd(f->fx->maps.counts), f->d);
+	gcount = map_u32_count(bpf_map__fd(f->global->maps.counts), f->d);
 	diag("%d rounds: view fentry saw the target %llu time(s), the decoy %llu; global fentry saw the decoy %llu time(s)",
 	     LOOP_ROUNDS, tcount, dcount, gcount);
 	check(tcount > 0, "the view's fentry never saw the target");
 	check_eq(dcount, 0);
 	check(gcount > 0, "the global fentry never saw the decoy");
-	check_eq(map_u32_count(bpf_map__fd(fx->maps.rets), t),
-		 map_u32_count(bpf_map__fd(fx->maps.counts), t) * MARK_SIZE);
+	check_eq(map_u32_count(bpf_map__fd(f->fx->maps.rets), f->t),
+		 map_u32_count(bpf_map__fd(f->fx->maps.counts), f->t) * MARK_SIZE);
 	check_eq(kview_verify_total(&nviews), 0);
-	kill(t, SIGKILL);
-	kill(d, SIGKILL);
-	wait_exit(t);
-	wait_exit(d);
-	kview__destroy(kv);
-	tramp__destroy(g);
-	tramp__destroy(fx);
-	tramp__destroy(fe);
+	kill(f->t, SIGKILL);
+	kill(f->d, SIGKILL);
+	wait_exit(f->t);
+	wait_exit(f->d);
+	tr_release(f);
 	check_stats_clean();
 }
 
-static void test_module(void)
+static void test_module(void *fixture, const void *variant)
 {
 	char *spin[] = { "sleep", "60", NULL };
+	struct tr *f = fixture;
 	struct kview_info info;
 	struct bpf_link *link;
-	struct tramp *skel;
-	struct kview *kv;
-	pid_t t;
 
+	(void)variant;
 	check(!system("modprobe -d \"$KVIEW_MODROOT\" trace-events-sample"),
 	      "cannot load trace-events-sample");
-	skel = load("fe_module", 0, 0);
-	t = spawn_stopped(spin);
-	resume(t);
-	kv = kview__create(t, NULL);
-	check(kv, "kview__create: %s", strerror(errno));
-	link = kview__attach_program(kv, skel->progs.fe_module);
+	f->module = true;
+	f->view = load("fe_module", 0, 0);
+	f->t = spawn_stopped(spin);
+	resume(f->t);
+	f->kv = kview__create(f->t, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	link = kview__attach_program(f->kv, f->view->progs.fe_module);
 	diag("fentry on foo_bar_reg (trace_events_sample) in a view: %s",
 	     link ? "attached" : strerror(errno));
 	check(!link && errno == EOPNOTSUPP, "expected EOPNOTSUPP");
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	check_eq(info.nr_refused, 1);
 	check(view_refused(info.id, "fentry foo_bar_reg"), "no record of the refusal");
 	check_eq(info.nr_attachments, 0);
 	check_eq(info.nr_patches, 0);
 	/* Outside a view it attaches, as in mainline. */
-	link = bpf_program__attach(skel->progs.fe_module);
-	check(link, "fentry on foo_bar_reg globally: %s", strerror(errno));
-	bpf_link__destroy(link);
-	kill(t, SIGKILL);
-	wait_exit(t);
-	kview__destroy(kv);
-	tramp__destroy(skel);
+	f->view_link = bpf_program__attach(f->view->progs.fe_module);
+	check(f->view_link, "fentry on foo_bar_reg globally: %s", strerror(errno));
+	release_link(&f->view_link);
+	kill(f->t, SIGKILL);
+	wait_exit(f->t);
+	tr_release(f);
 	check_stats_clean();
+	f->module = false;
 	check(!system("rmmod trace_events_sample"), "rmmod failed");
+}
+
+/*
+ * In one view, @first's program @first_prog, then @second's @second_prog
+ * at the same entry: EBUSY; the other view takes @second's meanwhile.
+ * The trampoline (fe's) is armed in the view that holds it.
+ */
+static void busy_pair(struct tr *f, struct tramp *first, const char *first_prog,
+		      struct tramp *second, const char *second_prog,
+		      const char *what, unsigned long fn)
+{
+	struct bpf_link *link;
+
+	f->le = attach_view(f->kv, first, first_prog);
+	link = kview__attach_program(f->kv, bpf_object__find_program_by_name(second->obj,
+									     second_prog));
+	diag("%s in one view: %s", what, link ? "attached" : strerror(errno));
+	check(!link && errno == EBUSY, "expected EBUSY");
+	f->lx = attach_view(f->kv2, second, second_prog);
+	check_armed(first == f->fe ? f->kv : f->kv2, fn, false);
+	release_link(&f->lx);
+	release_link(&f->le);
+	check_detached(f->kv, fn);
+	check_detached(f->kv2, fn);
+}
+
+/*
+ * Global first, so both attach: the view's kprobe holds the view's site,
+ * the trampoline is in the global text.  When the global program goes,
+ * the view cannot take the trampoline over.
+ */
+static void busy_global_fallback(struct tr *f, unsigned long fn)
+{
+	struct kview_stats before, after;
+	unsigned char vb[5], gb[5];
+
+	f->global = load("fe_read", 0, 0);
+	f->lg = attach_global(f->global, "fe_read");
+	before = kview_stats();
+	f->lk = attach_view(f->kv, f->kp, "kp_read");
+	f->le = attach_view(f->kv, f->fe, "fe_read");
+	release_link(&f->lg);
+	after = kview_stats();
+	check(!kview__read_text(f->kv, fn, vb, gb, 5), "read text: %s", strerror(errno));
+	diag("global program gone, the view's kprobe on the site: view %s, global %s; global fallbacks %lu -> %lu",
+	     hexbytes(vb, 5), hexbytes(gb, 5), before.global_fallback,
+	     after.global_fallback);
+	check_eq(gb[0], 0xe8);
+	check_eq(after.global_fallback, before.global_fallback + 1);
+	check(insn_calls(vb, fn, ksym("kprobe_view_caller")),
+	      "the view's site does not hold its kprobe's call");
+	release_link(&f->lk);
+	release_link(&f->le);
+	check_detached(f->kv, fn);
+	destroy_skel(&f->global);
 }
 
 /*
@@ -482,89 +631,36 @@ static void test_module(void)
  * trampoline.  The second hook fails cleanly, in either order; another
  * view takes the other kind meanwhile.
  */
-static void test_busy(void)
+static void test_busy(void *fixture, const void *variant)
 {
 	char *spin[] = { "sleep", "60", NULL };
 	unsigned long fn = ksym_site("ksys_read");
-	struct bpf_link *first, *second, *other;
-	struct tramp *kp, *fe;
-	struct kview *kv, *kv2;
+	struct tr *f = fixture;
 	struct kview_info info;
-	pid_t t, t2;
 
-	t = spawn_stopped(spin);
-	t2 = spawn_stopped(spin);
-	kv = kview__create(t, NULL);
-	kv2 = kview__create(t2, NULL);
-	check(kv && kv2, "kview__create: %s", strerror(errno));
-	kp = load("kp_read", 0, 0);
-	fe = load("fe_read", 0, 0);
+	(void)variant;
+	f->t = spawn_stopped(spin);
+	f->t2 = spawn_stopped(spin);
+	f->kv = kview__create(f->t, NULL);
+	f->kv2 = kview__create(f->t2, NULL);
+	check(f->kv && f->kv2, "kview__create: %s", strerror(errno));
+	f->kp = load("kp_read", 0, 0);
+	f->fe = load("fe_read", 0, 0);
 
-	first = attach_view(kv, fe, "fe_read");
-	second = kview__attach_program(kv, kp->progs.kp_read);
-	diag("kprobe after fentry in one view: %s", second ? "attached" : strerror(errno));
-	check(!second && errno == EBUSY, "expected EBUSY");
-	other = attach_view(kv2, kp, "kp_read");
-	check_armed(kv, fn, false);
-	bpf_link__destroy(other);
-	bpf_link__destroy(first);
-	check_detached(kv, fn);
-	check_detached(kv2, fn);
-
-	first = attach_view(kv, kp, "kp_read");
-	second = kview__attach_program(kv, fe->progs.fe_read);
-	diag("fentry after kprobe in one view: %s", second ? "attached" : strerror(errno));
-	check(!second && errno == EBUSY, "expected EBUSY");
-	other = attach_view(kv2, fe, "fe_read");
-	check_armed(kv2, fn, false);
-	bpf_link__destroy(other);
-	bpf_link__destroy(first);
-	check_detached(kv, fn);
-	check_detached(kv2, fn);
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	busy_pair(f, f->fe, "fe_read", f->kp, "kp_read", "kprobe after fentry", fn);
+	busy_pair(f, f->kp, "kp_read", f->fe, "fe_read", "fentry after kprobe", fn);
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	check_eq(info.nr_attachments, 0);
+	busy_global_fallback(f, fn);
 
-	/*
-	 * Global first, so both attach: the view's kprobe holds the view's
-	 * site, the trampoline is in the global text.  When the global
-	 * program goes, the view cannot take the trampoline over.
-	 */
-	{
-		struct tramp *g = load("fe_read", 0, 0);
-		struct bpf_link *lg = attach_global(g, "fe_read");
-		struct kview_stats before = kview_stats(), after;
-		unsigned char vb[5], gb[5];
-
-		first = attach_view(kv, kp, "kp_read");
-		second = attach_view(kv, fe, "fe_read");
-		bpf_link__destroy(lg);
-		after = kview_stats();
-		check(!kview__read_text(kv, fn, vb, gb, 5), "read text: %s", strerror(errno));
-		diag("global program gone, the view's kprobe on the site: view %s, global %s; global fallbacks %lu -> %lu",
-		     hexbytes(vb, 5), hexbytes(gb, 5), before.global_fallback,
-		     after.global_fallback);
-		check_eq(gb[0], 0xe8);
-		check_eq(after.global_fallback, before.global_fallback + 1);
-		check(insn_calls(vb, fn, ksym("kprobe_view_caller")),
-		      "the view's site does not hold its kprobe's call");
-		bpf_link__destroy(first);
-		bpf_link__destroy(second);
-		check_detached(kv, fn);
-		tramp__destroy(g);
-	}
-
-	kill(t, SIGKILL);
-	kill(t2, SIGKILL);
-	wait_exit(t);
-	wait_exit(t2);
-	kview__destroy(kv);
-	kview__destroy(kv2);
-	tramp__destroy(fe);
-	tramp__destroy(kp);
+	kill(f->t, SIGKILL);
+	kill(f->t2, SIGKILL);
+	wait_exit(f->t);
+	wait_exit(f->t2);
+	tr_release(f);
 	check_stats_clean();
 }
 
-#define LP_DIR "/sys/kernel/livepatch/livepatch_sample"
 #define CMDLINES 200
 
 static int sysfs_int(const char *path)
@@ -604,31 +700,90 @@ static long cmdline_patched(const char *out)
 }
 
 /* Target and decoy running @argv (workload cmdline), stopped; the target's view. */
-static struct kview *cmdline_pair(char **argv, pid_t *t, pid_t *d)
+static void cmdline_pair(struct tr *f, char **argv)
 {
-	struct kview *kv;
-
-	*t = spawn_out(argv, "/tmp/cmdline-target");
-	*d = spawn_out(argv, "/tmp/cmdline-decoy");
-	kv = kview__create(*t, NULL);
-	check(kv, "kview__create(%d): %s", *t, strerror(errno));
-	return kv;
+	f->t = spawn_out(argv, "/tmp/cmdline-target");
+	f->d = spawn_out(argv, "/tmp/cmdline-decoy");
+	f->kv = kview__create(f->t, NULL);
+	check(f->kv, "kview__create(%d): %s", f->t, strerror(errno));
 }
 
 /* Run both to the end: each read either made shows the replacement. */
-static void cmdline_run(const char *hook, pid_t t, pid_t d)
+static void cmdline_run(struct tr *f, const char *hook)
 {
 	long tp, dp;
 
-	resume(t);
-	resume(d);
-	check_eq(wait_exit(t), 0);
-	check_eq(wait_exit(d), 0);
+	run_pair(f);
 	tp = cmdline_patched("/tmp/cmdline-target");
 	dp = cmdline_patched("/tmp/cmdline-decoy");
 	diag("%s: target %ld, decoy %ld of %d reads patched", hook, tp, dp, CMDLINES);
 	check_eq(tp, CMDLINES);
 	check_eq(dp, CMDLINES);
+}
+
+/* What @skel's program counted of the target and the decoy. */
+static unsigned long long target_count(struct tr *f, struct tramp *skel)
+{
+	return map_u32_count(bpf_map__fd(skel->maps.counts), f->t);
+}
+
+static unsigned long long decoy_count(struct tr *f, struct tramp *skel)
+{
+	return map_u32_count(bpf_map__fd(skel->maps.counts), f->d);
+}
+
+/* The trampoline first, then the livepatch: the view's site calls it. */
+static void livepatch_trampoline(struct tr *f, char **argv, unsigned long fn)
+{
+	unsigned char vb[5], gb[5];
+
+	cmdline_pair(f, argv);
+	f->le = attach_view(f->kv, f->fe, "fe_cmdline");
+	f->lx = attach_view(f->kv, f->fx, "fx_cmdline");
+	check_armed(f->kv, fn, false);
+	check(!system("modprobe -d \"$KVIEW_MODROOT\" livepatch-sample"),
+	      "cannot load livepatch-sample");
+	f->livepatch = true;
+	check(WAIT_FOR(livepatch_settled(1), 60), "the livepatch did not finish its transition");
+	check(!kview__read_text(f->kv, fn, vb, gb, 5), "read text: %s", strerror(errno));
+	diag("livepatch on, the view's trampoline at %#lx: view %s, global %s",
+	     fn, hexbytes(vb, 5), hexbytes(gb, 5));
+	check_eq(gb[0], 0xe8);
+	check(calls_trampoline(vb, fn), "the view's site does not call its trampoline");
+	cmdline_run(f, "trampoline");
+	diag("fentry %llu, fexit %llu (decoy %llu, %llu)",
+	     target_count(f, f->fe), target_count(f, f->fx),
+	     decoy_count(f, f->fe), decoy_count(f, f->fx));
+	check_eq(target_count(f, f->fe), CMDLINES);
+	check_eq(target_count(f, f->fx), CMDLINES);
+	check_eq(decoy_count(f, f->fe), 0);
+	check_eq(decoy_count(f, f->fx), 0);
+	release_link(&f->lx);
+	release_link(&f->le);
+	check_detached(f->kv, fn);
+	release_view(&f->kv);
+}
+
+/* The kprobe while the livepatch is on. */
+static void livepatch_kprobe(struct tr *f, char **argv, unsigned long fn)
+{
+	unsigned char vb[5], gb[5];
+
+	cmdline_pair(f, argv);
+	f->lk = attach_view(f->kv, f->kp, "kp_cmdline");
+	check(!kview__read_text(f->kv, fn, vb, gb, 5), "read text: %s", strerror(errno));
+	diag("livepatch on, the view's kprobe: view %s, global %s",
+	     hexbytes(vb, 5), hexbytes(gb, 5));
+	check(insn_calls(vb, fn, ksym("kprobe_view_caller")),
+	      "the view's site does not hold its kprobe's call");
+	check_eq(gb[0], 0xe8);
+	cmdline_run(f, "kprobe");
+	diag("kprobe %llu (decoy %llu)", target_count(f, f->kp), decoy_count(f, f->kp));
+	check_eq(target_count(f, f->kp), CMDLINES);
+	check_eq(decoy_count(f, f->kp), 0);
+	release_link(&f->lk);
+	check_detached(f->kv, fn);
+	release_view(&f->kv);
 }
 
 /*
@@ -642,100 +797,52 @@ static void cmdline_run(const char *hook, pid_t t, pid_t d)
  * shows, as every other task does, and the view's programs see each of its
  * calls, and nothing of the decoy's.
  */
-static void test_livepatch(void)
+static void test_livepatch(void *fixture, const void *variant)
 {
 	char n[16];
 	char *argv[] = { workload, "cmdline", n, NULL };
 	unsigned long fn = ksym_site("cmdline_proc_show");
-	unsigned char vb[5], gb[5];
-	struct bpf_link *le, *lx, *lk;
-	struct tramp *fe, *fx, *kp;
-	struct kview *kv;
-	pid_t t, d;
+	struct tr *f = fixture;
 
+	(void)variant;
 	snprintf(n, sizeof(n), "%d", CMDLINES);
-	fe = load("fe_cmdline", 0, 0);
-	fx = load("fx_cmdline", 0, 0);
-	kp = load("kp_cmdline", 0, 0);
-
-	/* The trampoline first, then the livepatch. */
-	kv = cmdline_pair(argv, &t, &d);
-	le = attach_view(kv, fe, "fe_cmdline");
-	lx = attach_view(kv, fx, "fx_cmdline");
-	check_armed(kv, fn, false);
-	check(!system("modprobe -d \"$KVIEW_MODROOT\" livepatch-sample"),
-	      "cannot load livepatch-sample");
-	check(WAIT_FOR(livepatch_settled(1), 60), "the livepatch did not finish its transition");
-	check(!kview__read_text(kv, fn, vb, gb, 5), "read text: %s", strerror(errno));
-	diag("livepatch on, the view's trampoline at %#lx: view %s, global %s",
-	     fn, hexbytes(vb, 5), hexbytes(gb, 5));
-	check_eq(gb[0], 0xe8);
-	check(calls_trampoline(vb, fn), "the view's site does not call its trampoline");
-	cmdline_run("trampoline", t, d);
-	diag("fentry %llu, fexit %llu (decoy %llu, %llu)",
-	     map_u32_count(bpf_map__fd(fe->maps.counts), t),
-	     map_u32_count(bpf_map__fd(fx->maps.counts), t),
-	     map_u32_count(bpf_map__fd(fe->maps.counts), d),
-	     map_u32_count(bpf_map__fd(fx->maps.counts), d));
-	check_eq(map_u32_count(bpf_map__fd(fe->maps.counts), t), CMDLINES);
-	check_eq(map_u32_count(bpf_map__fd(fx->maps.counts), t), CMDLINES);
-	check_eq(map_u32_count(bpf_map__fd(fe->maps.counts), d), 0);
-	check_eq(map_u32_count(bpf_map__fd(fx->maps.counts), d), 0);
-	bpf_link__destroy(lx);
-	bpf_link__destroy(le);
-	check_detached(kv, fn);
-	kview__destroy(kv);
-
-	/* The kprobe while the livepatch is on. */
-	kv = cmdline_pair(argv, &t, &d);
-	lk = attach_view(kv, kp, "kp_cmdline");
-	check(!kview__read_text(kv, fn, vb, gb, 5), "read text: %s", strerror(errno));
-	diag("livepatch on, the view's kprobe: view %s, global %s",
-	     hexbytes(vb, 5), hexbytes(gb, 5));
-	check(insn_calls(vb, fn, ksym("kprobe_view_caller")),
-	      "the view's site does not hold its kprobe's call");
-	check_eq(gb[0], 0xe8);
-	cmdline_run("kprobe", t, d);
-	diag("kprobe %llu (decoy %llu)",
-	     map_u32_count(bpf_map__fd(kp->maps.counts), t),
-	     map_u32_count(bpf_map__fd(kp->maps.counts), d));
-	check_eq(map_u32_count(bpf_map__fd(kp->maps.counts), t), CMDLINES);
-	check_eq(map_u32_count(bpf_map__fd(kp->maps.counts), d), 0);
-	bpf_link__destroy(lk);
-	check_detached(kv, fn);
-	kview__destroy(kv);
+	f->fe = load("fe_cmdline", 0, 0);
+	f->fx = load("fx_cmdline", 0, 0);
+	f->kp = load("kp_cmdline", 0, 0);
+	livepatch_trampoline(f, argv, fn);
+	livepatch_kprobe(f, argv, fn);
 
 	check(!system("echo 0 > " LP_DIR "/enabled"), "cannot disable the livepatch");
 	check(WAIT_FOR(livepatch_settled(0), 60), "the livepatch did not go");
+	f->livepatch = false;
 	check(!system("rmmod livepatch_sample"), "rmmod livepatch_sample failed");
-	tramp__destroy(kp);
-	tramp__destroy(fx);
-	tramp__destroy(fe);
+	tr_release(f);
 	check_stats_clean();
 }
 
+static const struct tr_variant entry, exit_ = { .fexit = true },
+	mixed = { .mixed = true };
+
+static const struct check_case cases[] = {
+	{ "entry", test_reads, &entry },
+	{ "exit", test_reads, &exit_ },
+	{ "modret", test_modret, NULL },
+	{ "mixed", test_reads, &mixed },
+	{ "ftrace", test_ftrace, NULL },
+	{ "loop", test_loop, NULL },
+	{ "module", test_module, NULL },
+	{ "busy", test_busy, NULL },
+	{ "livepatch", test_livepatch, NULL },
+};
+
+static const struct check_suite suite = {
+	.fixture_size = sizeof(struct tr),
+	.teardown = tr_teardown,
+	CHECK_CASES(cases),
+};
+
 int main(int argc, char **argv)
 {
-	const char *mode = argc > 1 ? argv[1] : "";
-
 	workload_path(workload, sizeof(workload));
-	if (!strcmp(mode, "entry") || !strcmp(mode, "exit") || !strcmp(mode, "mixed"))
-		test_reads(mode);
-	else if (!strcmp(mode, "modret"))
-		test_modret();
-	else if (!strcmp(mode, "ftrace"))
-		test_ftrace();
-	else if (!strcmp(mode, "loop"))
-		test_loop();
-	else if (!strcmp(mode, "module"))
-		test_module();
-	else if (!strcmp(mode, "busy"))
-		test_busy();
-	else if (!strcmp(mode, "livepatch"))
-		test_livepatch();
-	else {
-		fprintf(stderr, "usage: kview-trampoline entry|exit|modret|mixed|ftrace|loop|module|busy|livepatch\n");
-		return 2;
-	}
-	return 0;
+	return check_main(&suite, argc, argv);
 }
