@@ -27,6 +27,11 @@
  * makes the pool of read-only pages for copies (one change of the
  * direct map): each mode first makes a view that it keeps, and runs one
  * attach and detach before it measures.
+ *
+ * One suite (tests/lib/harness.h): the fixture is that view, the loaded
+ * programs (setup, which pins the case to CPU 0 and runs the attach and
+ * detach), and what the case makes (processes, the view, its hooks),
+ * released by its teardown if a check failed first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +58,15 @@ static const char *const funcs[] = {
 struct hooks {
 	struct bpf_link *links[NPROBES + 1];
 	unsigned int n;
+};
+
+/* What setup and the case made; NULL or 0 is what they did not, or released. */
+struct tlbf {
+	struct tlb *skel;
+	struct kview *keeper, *kv;	/* setup's view, the case's */
+	struct hooks h;			/* the case's hooks (kv's or global) */
+	pid_t spin, target, second, forker;
+	char *tables[3];		/* global: before, during, after */
 };
 
 /* The IPIs @cpu took: the CAL and TLB rows of /proc/interrupts. */
@@ -97,10 +111,12 @@ static pid_t spinner(int cpu)
 	}
 }
 
-static void stop(pid_t pid)
+/* Kill and reap *@pid, and forget it. */
+static void stop(pid_t *pid)
 {
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	kill(*pid, SIGKILL);
+	waitpid(*pid, NULL, 0);
+	*pid = 0;
 }
 
 static void write_sysctl(const char *path, const char *s)
@@ -164,34 +180,64 @@ static pid_t reader(void)
 	return pid;
 }
 
-/* One view on a running reader, the hooks in it, detached, closed. */
-static void cycle(struct tlb *skel)
+/* Detach, close the views, kill the processes, free the tables' text. */
+static void tlb_teardown(void *fixture, const void *variant)
 {
-	pid_t pid = reader();
-	struct kview *kv = kview__create(pid, NULL);
-	struct hooks h;
+	struct tlbf *f = fixture;
+	pid_t *pids[] = { &f->forker, &f->second, &f->target, &f->spin };
+	size_t i;
 
-	check(kv, "kview__create(%d): %s", pid, strerror(errno));
-	attach(skel, kv, &h);
-	usleep(100000);
-	detach(&h);
-	kview__destroy(kv);
-	stop(pid);
+	(void)variant;
+	detach(&f->h);
+	release_view(&f->kv);
+	for (i = 0; i < sizeof(pids) / sizeof(pids[0]); i++)
+		reap_child(*pids[i]);
+	release_view(&f->keeper);
+	tlb__destroy(f->skel);
+	f->skel = NULL;
+	for (i = 0; i < 3; i++)
+		free(f->tables[i]);
 }
 
-static struct tlb *setup(struct kview **keeper)
+/* The end of a case: nothing of it or of setup is left. */
+static void tlb_done(struct tlbf *f)
 {
-	struct tlb *skel;
+	release_view(&f->keeper);
+	tlb__destroy(f->skel);
+	f->skel = NULL;
+	check_stats_clean();
+}
 
+/* One view on a running reader, the hooks in it, detached, closed. */
+static void cycle(struct tlbf *f)
+{
+	f->target = reader();
+	f->kv = kview__create(f->target, NULL);
+	check(f->kv, "kview__create(%d): %s", f->target, strerror(errno));
+	attach(f->skel, f->kv, &f->h);
+	usleep(100000);
+	detach(&f->h);
+	release_view(&f->kv);
+	stop(&f->target);
+}
+
+/*
+ * Pinned to CPU 0, the programs loaded, a view kept (kview's static key on,
+ * the pool of copies made), and one attach and detach in another view.
+ */
+static void tlb_setup(void *fixture, const void *variant)
+{
+	struct tlbf *f = fixture;
+
+	(void)variant;
 	pin_to_cpu(0);
 	check(sysconf(_SC_NPROCESSORS_ONLN) >= 2, "needs 2 CPUs");
-	skel = tlb__open_and_load();
-	check(skel, "load tlb.bpf.o: %s", strerror(errno));
+	f->skel = tlb__open_and_load();
+	check(f->skel, "load tlb.bpf.o: %s", strerror(errno));
 	/* Keeps kview's static key on and the pool of copies. */
-	*keeper = kview__create(0, NULL);
-	check(*keeper, "kview__create: %s", strerror(errno));
-	cycle(skel);
-	return skel;
+	f->keeper = kview__create(0, NULL);
+	check(f->keeper, "kview__create: %s", strerror(errno));
+	cycle(f);
 }
 
 /* CPU 1's IPIs over a phase must be none. */
@@ -204,84 +250,92 @@ static struct tlb *setup(struct kview **keeper)
 	check_eq(__d, 0);						\
 } while (0)
 
-static void test_ipis(void)
+/*
+ * The view made on the running target with the hooks in it, a second
+ * running process joining, members forking, execing and exiting: no IPI
+ * for CPU 1 in any of it.
+ */
+static void ipis_view_phases(struct tlbf *f)
 {
 	LIBBPF_OPTS(kview_opts, opts, .follow_fork = true, .follow_exec = true);
 	char *sh[] = { "sh", "-c", "for i in 1 2 3 4 5; do /bin/true; done", NULL };
-	unsigned long b, flips_none, flips_view, global, remote;
-	pid_t spin, target, second, forker;
-	struct kview *keeper, *kv = NULL;
-	struct tlb *skel = setup(&keeper);
 	cpu_set_t set;
-	struct hooks h;
-
-	spin = spinner(1);
-	target = reader();
-	second = reader();
-	usleep(200000);
-	remote = kview_stat("tlb_flush_ipis");
 
 	PHASE("view made, hooks attached", {
-		kv = kview__create(target, &opts);
-		check(kv, "kview__create(%d): %s", target, strerror(errno));
-		attach(skel, kv, &h);
+		f->kv = kview__create(f->target, &opts);
+		check(f->kv, "kview__create(%d): %s", f->target, strerror(errno));
+		attach(f->skel, f->kv, &f->h);
 	});
 	PHASE("steady state (1 s)", usleep(1000000));
 	PHASE("a running process joins", {
-		check(!kview__add_pid(kv, second), "add %d: %s", second,
+		check(!kview__add_pid(f->kv, f->second), "add %d: %s", f->second,
 		      strerror(errno));
 	});
-	forker = spawn_stopped(sh);
+	f->forker = spawn_stopped(sh);
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
-	check(!sched_setaffinity(forker, sizeof(set), &set), "pin: %s",
+	check(!sched_setaffinity(f->forker, sizeof(set), &set), "pin: %s",
 	      strerror(errno));
-	check(!kview__add_pid(kv, forker), "add %d: %s", forker, strerror(errno));
+	check(!kview__add_pid(f->kv, f->forker), "add %d: %s", f->forker,
+	      strerror(errno));
 	PHASE("members fork, exec and exit", {
-		resume(forker);
-		check_eq(wait_exit(forker), 0);
+		resume(f->forker);
+		check_eq(wait_exit(f->forker), 0);
 	});
-	check(skel->bss->kprobe_hits && skel->bss->tp_hits,
+	check(f->skel->bss->kprobe_hits && f->skel->bss->tp_hits,
 	      "the view's programs never ran (kprobe %llu, tracepoint %llu)",
-	      (unsigned long long)skel->bss->kprobe_hits,
-	      (unsigned long long)skel->bss->tp_hits);
+	      (unsigned long long)f->skel->bss->kprobe_hits,
+	      (unsigned long long)f->skel->bss->tp_hits);
+}
+
+/* CPU 1's IPIs while kernel.bpf_stats_enabled flips twice. */
+static unsigned long flip_ipis(void)
+{
+	unsigned long b = ipis(1);
+
+	write_sysctl("/proc/sys/kernel/bpf_stats_enabled", "1");
+	write_sysctl("/proc/sys/kernel/bpf_stats_enabled", "0");
+	return ipis(1) - b;
+}
+
+static void test_ipis(void *fixture, const void *variant)
+{
+	unsigned long b, flips_none, flips_view, global, remote;
+	struct tlbf *f = fixture;
+
+	(void)variant;
+	f->spin = spinner(1);
+	f->target = reader();
+	f->second = reader();
+	usleep(200000);
+	remote = kview_stat("tlb_flush_ipis");
+	ipis_view_phases(f);
 	check_eq(kview_stat("tlb_flush_ipis"), remote);
 	check_eq(kview_stats().out_of_scope, 0);
 
 	/* A global static key flipped with the view's copies present. */
-	b = ipis(1);
-	write_sysctl("/proc/sys/kernel/bpf_stats_enabled", "1");
-	write_sysctl("/proc/sys/kernel/bpf_stats_enabled", "0");
-	flips_view = ipis(1) - b;
-
+	flips_view = flip_ipis();
 	PHASE("hooks detached, view closed", {
-		detach(&h);
-		kview__destroy(kv);
+		detach(&f->h);
+		release_view(&f->kv);
 	});
-	stop(second);
-	stop(target);
-
-	b = ipis(1);
-	write_sysctl("/proc/sys/kernel/bpf_stats_enabled", "1");
-	write_sysctl("/proc/sys/kernel/bpf_stats_enabled", "0");
-	flips_none = ipis(1) - b;
+	stop(&f->second);
+	stop(&f->target);
+	flips_none = flip_ipis();
 	diag("a static key flipped twice: CPU 1 took %lu IPIs with the view's copies, %lu without",
 	     flips_view, flips_none);
 	check_eq(flips_view, flips_none);
 
 	/* The reference: the same hooks attached globally. */
 	b = ipis(1);
-	attach(skel, NULL, &h);
-	detach(&h);
+	attach(f->skel, NULL, &f->h);
+	detach(&f->h);
 	global = ipis(1) - b;
 	diag("the same hooks attached and detached globally: CPU 1 took %lu IPIs",
 	     global);
 	check(global > 0, "a global attach sent CPU 1 no IPI: the count is wrong");
-
-	stop(spin);
-	kview__destroy(keeper);
-	tlb__destroy(skel);
-	check_stats_clean();
+	stop(&f->spin);
+	tlb_done(f);
 }
 
 /* The High Kernel Mapping of debugfs page_tables/kernel, one string. */
@@ -310,41 +364,35 @@ static char *kernel_text_tables(void)
 	return out;
 }
 
-static void test_global(void)
+static void test_global(void *fixture, const void *variant)
 {
-	char *before, *during, *after;
-	struct kview *keeper, *kv;
-	struct tlb *skel = setup(&keeper);
+	struct tlbf *f = fixture;
 	struct kview_info info;
-	pid_t target = reader();
-	struct hooks h;
+	char **t = f->tables;
 
-	before = kernel_text_tables();
-	diag("kernel image mappings before the view:\n%s", before);
+	(void)variant;
+	f->target = reader();
+	t[0] = kernel_text_tables();
+	diag("kernel image mappings before the view:\n%s", t[0]);
 	diag("global (GLB) text mappings: %s (PTI with PCID maps the image non-global)",
-	     strstr(before, "GLB") ? "yes" : "none");
-	kv = kview__create(target, NULL);
-	check(kv, "kview__create(%d): %s", target, strerror(errno));
-	attach(skel, kv, &h);
-	check(!kview__info(kv, &info), "info: %s", strerror(errno));
+	     strstr(t[0], "GLB") ? "yes" : "none");
+	f->kv = kview__create(f->target, NULL);
+	check(f->kv, "kview__create(%d): %s", f->target, strerror(errno));
+	attach(f->skel, f->kv, &f->h);
+	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	diag("the view holds %u copied pages", info.nr_pages);
 	check(info.nr_pages >= 8, "only %u copies", info.nr_pages);
-	during = kernel_text_tables();
-	if (strcmp(before, during))
-		diag("while the view holds copies:\n%s", during);
-	check(!strcmp(before, during), "init_mm's kernel text mappings changed under a view");
+	t[1] = kernel_text_tables();
+	if (strcmp(t[0], t[1]))
+		diag("while the view holds copies:\n%s", t[1]);
+	check(!strcmp(t[0], t[1]), "init_mm's kernel text mappings changed under a view");
 	check_eq(kview_verify_total(NULL), 0);
-	detach(&h);
-	kview__destroy(kv);
-	stop(target);
-	after = kernel_text_tables();
-	check(!strcmp(before, after), "init_mm's kernel text mappings changed after a view");
-	free(before);
-	free(during);
-	free(after);
-	kview__destroy(keeper);
-	tlb__destroy(skel);
-	check_stats_clean();
+	detach(&f->h);
+	release_view(&f->kv);
+	stop(&f->target);
+	t[2] = kernel_text_tables();
+	check(!strcmp(t[0], t[2]), "init_mm's kernel text mappings changed after a view");
+	tlb_done(f);
 }
 
 static void direct_map(unsigned long kb[3])
@@ -368,19 +416,19 @@ static void direct_map(unsigned long kb[3])
 	fclose(f);
 }
 
-static void test_dmap(void)
+static void test_dmap(void *fixture, const void *variant)
 {
 	unsigned long before[3], after[3], changes;
-	struct kview *keeper;
-	struct tlb *skel = setup(&keeper);
+	struct tlbf *f = fixture;
 
+	(void)variant;
 	direct_map(before);
 	changes = kview_stat("dmap_changes");
 	diag("direct map: 4k %lu kB, 2M %lu kB, 1G %lu kB; kview changed it %lu times (%lu pages), pool %lu block(s)",
 	     before[0], before[1], before[2], changes,
 	     kview_stat("dmap_pages"), kview_stat("pool_blocks"));
 	check(kview_stat("pool_blocks") >= 1, "no pool of copies");
-	cycle(skel);
+	cycle(f);
 	direct_map(after);
 	diag("after a second view:  4k %lu kB, 2M %lu kB, 1G %lu kB; kview changed it %lu times",
 	     after[0], after[1], after[2], kview_stat("dmap_changes"));
@@ -388,24 +436,23 @@ static void test_dmap(void)
 	check_eq(after[0], before[0]);
 	check_eq(after[1], before[1]);
 	check_eq(after[2], before[2]);
-	kview__destroy(keeper);
-	tlb__destroy(skel);
-	check_stats_clean();
+	tlb_done(f);
 }
+
+static const struct check_case cases[] = {
+	{ "ipis", test_ipis, NULL },
+	{ "global", test_global, NULL },
+	{ "dmap", test_dmap, NULL },
+};
+
+static const struct check_suite suite = {
+	.fixture_size = sizeof(struct tlbf),
+	.setup = tlb_setup,
+	.teardown = tlb_teardown,
+	CHECK_CASES(cases),
+};
 
 int main(int argc, char **argv)
 {
-	const char *mode = argc > 1 ? argv[1] : "";
-
-	if (!strcmp(mode, "ipis"))
-		test_ipis();
-	else if (!strcmp(mode, "global"))
-		test_global();
-	else if (!strcmp(mode, "dmap"))
-		test_dmap();
-	else {
-		fprintf(stderr, "usage: kview-tlb ipis|global|dmap\n");
-		return 2;
-	}
-	return 0;
+	return check_main(&suite, argc, argv);
 }
