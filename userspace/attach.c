@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kview attach: load a BPF object and attach every program in one
- * process's kernel view, all or nothing; run until Ctrl-C/SIGTERM, the
- * duration or the process's exit, printing the maps every interval if
- * asked; print the maps; detach.
+ * process's kernel view (or a cgroup's), all or nothing; run until
+ * Ctrl-C/SIGTERM, the duration or the process's exit, printing the maps
+ * every interval if asked; print the maps; detach.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,20 +34,23 @@
 static const char attach_usage[] =
 "Usage: kview attach --pid N [options] prog.o\n"
 "       kview attach -c COMMAND [options] prog.o\n"
+"       kview attach --cgroup PATH [options] prog.o\n"
 "\n"
 "Load prog.o (a BPF ELF object, e.g. built with clang -target bpf) with\n"
 "libbpf and attach every program by its SEC() in the kernel view of process\n"
-"N (or of COMMAND, started for it): kprobe/FUNC[+OFFSET], kretprobe/FUNC,\n"
-"ksyscall/NAME, kretsyscall/NAME, kprobe.multi/PATTERN,\n"
-"kretprobe.multi/PATTERN, tracepoint/SYSTEM/EVENT (tp/; syscalls/\n"
-"included), raw_tp/NAME (raw_tracepoint/), tp_btf/NAME, fentry/FUNC,\n"
-"fexit/FUNC, fmod_ret/FUNC (core kernel functions with an ftrace site).\n"
+"N (or of COMMAND, started for it, or of a cgroup's processes):\n"
+"kprobe/FUNC[+OFFSET], kretprobe/FUNC, ksyscall/NAME, kretsyscall/NAME,\n"
+"kprobe.multi/PATTERN, kretprobe.multi/PATTERN, tracepoint/SYSTEM/EVENT\n"
+"(tp/; syscalls/ included), raw_tp/NAME (raw_tracepoint/), tp_btf/NAME,\n"
+"fentry/FUNC, fexit/FUNC, fmod_ret/FUNC (core kernel functions with an\n"
+"ftrace site).\n"
 "Uprobes, USDT, LSM, iterators and extensions are refused.\n"
 "Only N (and its threads) runs the probes; every other process runs the\n"
 "kernel as if nothing were attached.  Runs until Ctrl-C or SIGTERM, the\n"
-"duration, or N's (COMMAND's) exit; then prints the object's maps on stdout, detaches\n"
-"and exits 0.  All or nothing: if one program cannot be attached, none\n"
-"stays attached and kview exits 1.\n"
+"duration, or N's (COMMAND's) exit (with --cgroup: Ctrl-C, SIGTERM or the\n"
+"duration); then prints the object's maps on stdout, detaches and exits\n"
+"0.  All or nothing: if one program cannot be attached, none stays\n"
+"attached and kview exits 1.\n"
 "\n"
 "Options:\n"
 "  -p, --pid N         the process to trace\n"
@@ -59,6 +62,15 @@ static const char attach_usage[] =
 "                      duration), CMD and what it started get SIGTERM\n"
 "                      (a terminal's Ctrl-C reached them already), and\n"
 "                      what is left of them 10 s later SIGKILL\n"
+"      --cgroup PATH   instead of --pid: the processes of cgroup v2\n"
+"                      directory PATH (relative to " CGROUP_MOUNT " unless it\n"
+"                      starts with '/') and of its descendants, as\n"
+"                      bpf_current_task_under_cgroup() sees them: those\n"
+"                      forked, started or moved in later join, those moved\n"
+"                      out leave (no --follow-*); refused: the root cgroup,\n"
+"                      a threaded cgroup, one within or above another\n"
+"                      cgroup view's; processes already in a pid view stay\n"
+"                      there (kview list counts them as skipped)\n"
 "  -m, --mode MODE     kview (default): in N's kernel view; global: attach\n"
 "                      for every process, as without kview; pre: attach for\n"
 "                      every process, and the kernel skips the programs for\n"
@@ -76,12 +88,15 @@ static const char attach_usage[] =
 "                      messages and errors as JSON lines on stderr\n"
 "  -h, --help          this help\n"
 "\n"
-"Needs CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON) and ptrace rights over N.\n"
+"Needs CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON) and ptrace rights over N;\n"
+"CAP_SYS_ADMIN with --cgroup.\n"
 "\n"
 "Examples:\n"
 "  kview attach --pid 1234 opens.bpf.o          # until Ctrl-C, then the maps\n"
 "  kview attach -p 1234 -d 10 -i 1 lat.bpf.o    # 10 s, the maps every second\n"
 "  kview attach -c 'make -j2' opens.bpf.o       # a command from its start\n"
+"  kview attach --cgroup system.slice/foo.service -d 60 opens.bpf.o\n"
+"                                               # a service's processes\n"
 "  kview attach -j -p 1234 events.bpf.o | jq .  # records as JSON lines\n";
 
 long parse_number(const char *what, const char *s, long max)
@@ -384,7 +399,7 @@ static void print_programs(struct kview_links *links)
 
 /* -j: the attached line, with the programs and the view's memory. */
 static void print_attached_json(struct kview_links *links, struct kview *kv,
-				const char *mode, pid_t pid)
+				const char *mode, const struct target *t)
 {
 	const struct bpf_program *prog;
 	struct json_writer w;
@@ -393,7 +408,13 @@ static void print_attached_json(struct kview_links *links, struct kview *kv,
 
 	jw_begin_record(&w, stdout, "attached");
 	jw_key_string(&w, "mode", mode);
-	jw_key_int(&w, "pid", pid);
+	if (t->cgroup) {
+		jw_key_string(&w, "cgroup", t->cgroup);
+		if (kv)
+			jw_key_uint(&w, "cgroup_id", t->cgroup_id);
+	} else {
+		jw_key_int(&w, "pid", t->pid);
+	}
 	if (kv) {
 		kview__info(kv, &info);
 		jw_key_uint(&w, "view", info.id);
@@ -534,37 +555,50 @@ static void attach_open(struct attach *a)
 	}
 }
 
-/* The process: -c's command, started held; the view on it. */
+/* -c: the command's process, started held. */
+static void attach_start_command(struct attach *a)
+{
+	sigset_t oldmask;
+
+	/*
+	 * Held until the programs are in; if kview exits first, the command
+	 * sees EOF and exits without running.  The command's children and
+	 * execs are what it runs.
+	 */
+	sigprocmask(SIG_SETMASK, NULL, &oldmask);
+	a->t.pid = command_start_held(a->t.command, &a->go_fd, &oldmask);
+	a->t.opts.follow_fork = a->t.opts.follow_exec = true;
+	/*
+	 * The command is waited for whatever disposition of SIGCHLD kview
+	 * inherited; a write to a closed pipe (the held command gone, a
+	 * reader of stdout gone) fails with EPIPE instead of ending kview
+	 * with the command left running untraced.
+	 */
+	signal(SIGCHLD, SIG_DFL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* The process (-c's command, started held) or the cgroup; the view on it. */
 static void attach_target(struct attach *a)
 {
 	struct kview_info info;
-	sigset_t oldmask;
 	int err;
 
-	if (a->t.command) {
-		/*
-		 * Held until the programs are in; if kview exits first, the
-		 * command sees EOF and exits without running.  The command's
-		 * children and execs are what it runs.
-		 */
-		sigprocmask(SIG_SETMASK, NULL, &oldmask);
-		a->t.pid = command_start_held(a->t.command, &a->go_fd, &oldmask);
-		a->t.opts.follow_fork = a->t.opts.follow_exec = true;
-		/*
-		 * The command is waited for whatever disposition of SIGCHLD
-		 * kview inherited; a write to a closed pipe (the held command
-		 * gone, a reader of stdout gone) fails with EPIPE instead of
-		 * ending kview with the command left running untraced.
-		 */
-		signal(SIGCHLD, SIG_DFL);
-		signal(SIGPIPE, SIG_IGN);
+	if (a->t.command)
+		attach_start_command(a);
+	if (a->global && a->t.cgroup) {
+		close(cgroup_open(a->t.cgroup));
+		return;
 	}
 	if (a->global) {
 		if (kill(a->t.pid, 0) && errno == ESRCH)
 			die("%s", create_error(ESRCH, a->t.pid));
 		return;
 	}
-	a->kv = kview__create(a->t.pid, &a->t.opts);
+	if (a->t.cgroup)
+		a->kv = target_cgroup_view(&a->t);
+	else
+		a->kv = kview__create(a->t.pid, &a->t.opts);
 	if (!a->kv && a->t.command) {
 		err = errno;
 		command_abandon(a->t.pid, &a->go_fd);
@@ -614,7 +648,7 @@ static void attach_report(struct attach *a)
 	if (a->t.quiet)
 		return;
 	if (json_output) {
-		print_attached_json(a->links, a->kv, attach_mode(a), a->t.pid);
+		print_attached_json(a->links, a->kv, attach_mode(a), &a->t);
 		return;
 	}
 	if (a->global) {
@@ -625,13 +659,14 @@ static void attach_report(struct attach *a)
 	}
 	kview__info(a->kv, &info);
 	if (a->t.opts.filter) {
-		note("attached %zu program(s) for every process, run for pid %d only (pre-eBPF filter, view %u)",
-		     kview_links__count(a->links), a->t.pid, info.id);
+		note("attached %zu program(s) for every process, run for %s%s only (pre-eBPF filter, view %u)",
+		     kview_links__count(a->links), a->t.cgroup ? "the processes of " : "",
+		     target_name(&a->t), info.id);
 		print_programs(a->links);
 		return;
 	}
-	note("attached %zu program(s) in the kernel view of pid %d (view %u)",
-	     kview_links__count(a->links), a->t.pid, info.id);
+	note("attached %zu program(s) in the kernel view of %s (view %u)",
+	     kview_links__count(a->links), target_name(&a->t), info.id);
 	print_programs(a->links);
 	note("view memory: %u probe site(s), %u text page(s) copied, %u page-table page(s), %llu KiB",
 	     info.nr_patches, info.nr_pages, info.nr_pt_pages,
@@ -652,13 +687,29 @@ static int timer_fd(long seconds, bool repeat, const char *what)
 }
 
 /*
+ * What polls readable when the target is gone: its pidfd, or a set eventfd
+ * if it is gone already; -1 for a cgroup, which has no end (poll() skips
+ * it).
+ */
+static int attach_end_fd(const struct attach *a)
+{
+	int fd;
+
+	if (a->t.cgroup)
+		return -1;
+	fd = pidfd_open_compat(a->t.pid);
+	if (fd < 0 && errno != ESRCH)
+		die("cannot wait for pid %d: %s", a->t.pid, strerror(errno));
+	return fd < 0 ? eventfd(1, EFD_CLOEXEC) : fd;
+}
+
+/*
  * What ends the trace or wakes it: Ctrl-C/SIGTERM/SIGHUP, the target's
  * exit, the duration, the interval, the streams; then the command goes.
  */
 static void attach_wait_setup(struct attach *a)
 {
 	sigset_t sigs;
-	int pidfd;
 
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
@@ -668,13 +719,8 @@ static void attach_wait_setup(struct attach *a)
 	a->sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (a->sfd < 0)
 		die("signalfd: %s", strerror(errno));
-	/* A target that is gone already reads as exited. */
-	pidfd = pidfd_open_compat(a->t.pid);
-	if (pidfd < 0 && errno != ESRCH)
-		die("cannot wait for pid %d: %s", a->t.pid, strerror(errno));
 	a->pfd[0] = (struct pollfd){ .fd = a->sfd, .events = POLLIN };
-	a->pfd[1] = (struct pollfd){ .fd = pidfd < 0 ? eventfd(1, EFD_CLOEXEC) : pidfd,
-				     .events = POLLIN };
+	a->pfd[1] = (struct pollfd){ .fd = attach_end_fd(a), .events = POLLIN };
 	a->nfds = 2;
 	if (a->duration) {
 		a->tfd = timer_fd(a->duration, false, "duration");
@@ -698,6 +744,8 @@ static void attach_wait_setup(struct attach *a)
 		if (!a->t.quiet && !json_output)
 			note("started the command (pid %d); tracing until it exits, Ctrl-C%s",
 			     a->t.pid, a->duration ? " or the duration" : "");
+	} else if (!a->t.quiet && !json_output && a->t.cgroup) {
+		note("tracing until Ctrl-C%s", a->duration ? " or the duration" : "");
 	} else if (!a->t.quiet && !json_output) {
 		note("tracing until Ctrl-C%s or pid %d exits",
 		     a->duration ? ", the duration" : "", a->t.pid);
@@ -794,7 +842,8 @@ static int attach_teardown(struct attach *a, bool ok)
 	streams_close(&a->streams);
 	kview__destroy(a->kv);
 	bpf_object__close(a->obj);
-	if (a->nfds > 1)
+	free(a->t.cgroup);
+	if (a->nfds > 1 && a->pfd[1].fd >= 0)
 		close(a->pfd[1].fd);
 	if (a->sfd >= 0)
 		close(a->sfd);

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What kview attach and kview exec are pointed at: the options they share
- * and a command started held (-c): /bin/sh -c CMD is forked at once but
- * blocked before its exec until it is released, so that a view can be
- * made on it, and hooks attached, before its first instruction.
+ * What kview attach and kview exec are pointed at: the options they share,
+ * a cgroup (--cgroup), and a command started held (-c): /bin/sh -c CMD is
+ * forked at once but blocked before its exec until it is released, so that
+ * a view can be made on it, and hooks attached, before its first
+ * instruction.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +26,18 @@ void target_init(struct target *t)
 	t->opts.sz = sizeof(t->opts);
 }
 
+/* --cgroup's @arg as an absolute path: under CGROUP_MOUNT if relative. */
+static char *cgroup_path(const char *arg)
+{
+	char *path;
+
+	if (!*arg)
+		die("--cgroup wants a cgroup directory, got an empty path");
+	if (asprintf(&path, "%s%s", *arg == '/' ? "" : CGROUP_MOUNT "/", arg) < 0)
+		die("out of memory");
+	return path;
+}
+
 bool target_option(struct target *t, int c, const char *arg)
 {
 	switch (c) {
@@ -30,6 +46,10 @@ bool target_option(struct target *t, int c, const char *arg)
 		return true;
 	case 'c':
 		t->command = arg;
+		return true;
+	case TARGET_OPT_CGROUP:
+		free(t->cgroup);
+		t->cgroup = cgroup_path(arg);
 		return true;
 	case 'f':
 		t->opts.follow_fork = true;
@@ -49,10 +69,92 @@ bool target_option(struct target *t, int c, const char *arg)
 
 void target_check(const struct target *t, const char *cmd)
 {
-	if (!t->pid == !t->command)
-		die("%s needs either --pid N or -c COMMAND (see kview %s --help)", cmd, cmd);
+	if (!!t->pid + !!t->command + !!t->cgroup != 1)
+		die("%s needs one of --pid N, -c COMMAND or --cgroup PATH (see kview %s --help)",
+		    cmd, cmd);
 	if (t->command && !*t->command)
 		die("-c wants a command, got an empty one");
+	if (t->cgroup && (t->opts.follow_fork || t->opts.follow_exec))
+		die("--follow-fork and --follow-exec do not go with --cgroup: the view follows the processes of %s, their forks, execs and moves included",
+		    t->cgroup);
+}
+
+const char *target_name(const struct target *t)
+{
+	static char buf[PATH_MAX + 16];
+
+	if (t->cgroup)
+		snprintf(buf, sizeof(buf), "cgroup %s", t->cgroup);
+	else
+		snprintf(buf, sizeof(buf), "pid %d", t->pid);
+	return buf;
+}
+
+int cgroup_open(const char *path)
+{
+	struct statfs sfs;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOTDIR)
+		die("%s is not a cgroup v2 directory (not a directory)", path);
+	if (fd < 0)
+		die("cgroup %s: %s", path, strerror(errno));
+	if (fstatfs(fd, &sfs) == 0 && sfs.f_type != CGROUP2_SUPER_MAGIC)
+		die("%s is not a cgroup v2 directory (not on a cgroup2 file system)", path);
+	return fd;
+}
+
+/*
+ * The one-line message for kview__create_cgroup()'s errno @err on @path
+ * (the kernel's rules: Documentation/userspace-api/kview.rst, "Cgroup
+ * views").
+ */
+static const char *cgroup_error(int err, const char *path)
+{
+	static char buf[PATH_MAX + 192];
+
+	switch (err) {
+	case EBADF:
+		snprintf(buf, sizeof(buf), "%s is not a cgroup v2 directory", path);
+		break;
+	case EOPNOTSUPP:
+		snprintf(buf, sizeof(buf), "%s is a threaded cgroup: a view takes whole processes, whose threads may sit in different cgroups there (trace its threaded domain)", path);
+		break;
+	case EBUSY:
+		snprintf(buf, sizeof(buf), "%s is, or is within or above, the cgroup of another cgroup view: cgroup views do not nest (kview list shows them)", path);
+		break;
+	case EPERM:
+	case EACCES:
+		snprintf(buf, sizeof(buf), "permission denied: a view on cgroup %s needs CAP_SYS_ADMIN", path);
+		break;
+	case EINVAL:
+		snprintf(buf, sizeof(buf), "%s is the root cgroup, every process: it cannot have a view (attach globally instead)", path);
+		break;
+	case ENOSPC:
+	case ENOENT:
+	case ENODEV:
+	case ENXIO:
+		return create_error(err, 0);
+	default:
+		snprintf(buf, sizeof(buf), "cannot create a kernel view on cgroup %s: %s", path, strerror(err));
+	}
+	return buf;
+}
+
+struct kview *target_cgroup_view(struct target *t)
+{
+	struct kview_info info;
+	struct kview *kv;
+	int fd = cgroup_open(t->cgroup), err;
+
+	kv = kview__create_cgroup(fd, &t->opts);
+	err = errno;
+	close(fd);
+	if (!kv)
+		die("%s", cgroup_error(err, t->cgroup));
+	if (kview__info(kv, &info) == 0)
+		t->cgroup_id = info.cgroup_id;
+	return kv;
 }
 
 /*

@@ -18,6 +18,10 @@
  * (the kernel counts them: KVIEW_IOC_INFO), so the tool sees the command
  * from its first instruction; when the command exits, the tool gets SIGINT
  * (tools print their summaries on it) and kview exec ends with the tool.
+ *
+ * With --cgroup, the view follows a cgroup v2 subtree (the kernel keeps
+ * its members in step as processes fork, exec and move in and out), and
+ * kview exec runs until the tool exits.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,13 +45,15 @@
 static const char exec_usage[] =
 "Usage: kview exec --pid N [options] -- TOOL [ARGS...]\n"
 "       kview exec -c COMMAND [options] -- TOOL [ARGS...]\n"
+"       kview exec --cgroup PATH [options] -- TOOL [ARGS...]\n"
 "\n"
 "Run an unmodified tracing tool (bpftrace, bcc's libbpf-tools, any libbpf\n"
-"program) in the kernel view of process N: every kernel hook TOOL creates\n"
-"with the ordinary APIs (kprobes, kretprobes, kprobe_multi, tracepoints,\n"
-"syscall and raw tracepoints, BPF trampolines: fentry/fexit/fmod_ret,\n"
-"bpftrace kfunc:) is written into N's view only, so only N runs it and\n"
-"no other process pays for it.  What a view cannot scope is refused with\n"
+"program) in the kernel view of process N (or of a cgroup's processes,\n"
+"--cgroup): every kernel hook TOOL creates with the ordinary APIs\n"
+"(kprobes, kretprobes, kprobe_multi, tracepoints, syscall and raw\n"
+"tracepoints, BPF trampolines: fentry/fexit/fmod_ret, bpftrace kfunc:) is\n"
+"written into N's view only, so only N runs it and no other process pays\n"
+"for it.  What a view cannot scope is refused with\n"
 "EOPNOTSUPP, which TOOL reports, and kview exec names: it is never\n"
 "attached for every process: hooks in modules (tracepoints, trampolines),\n"
 "LSM and extension programs, tracefs kprobe_events and event enabling.\n"
@@ -73,6 +79,16 @@ static const char exec_usage[] =
 "                       it exits TOOL gets SIGINT; if TOOL exits first, CMD\n"
 "                       and what it started get SIGTERM (then, as for TOOL,\n"
 "                       SIGTERM/SIGKILL 10 s apart until gone)\n"
+"      --cgroup PATH    instead of --pid: the processes of cgroup v2\n"
+"                       directory PATH (relative to " CGROUP_MOUNT " unless\n"
+"                       it starts with '/') and of its descendants, as\n"
+"                       bpf_current_task_under_cgroup() sees them: those\n"
+"                       forked, started or moved in later join, those\n"
+"                       moved out leave (no --follow-*); refused: the root\n"
+"                       cgroup, a threaded cgroup, one within or above\n"
+"                       another cgroup view's; processes already in a pid\n"
+"                       view stay there (kview list counts them as\n"
+"                       skipped).  Runs until TOOL exits\n"
 "  -f, --follow-fork    also trace N's children forked from now on\n"
 "  -e, --follow-exec    keep tracing N (and children) across exec\n"
 "  -m, --mode MODE      kview (default): N's kernel view; pre: TOOL's hooks\n"
@@ -99,8 +115,12 @@ static const char exec_usage[] =
 "      { @[comm] = count(); }'                  1234's reads\n"
 "  kview exec -c 'memcached -U 0' -- syscount  memcached's syscalls from\n"
 "                                              its first one\n"
+"  kview exec --cgroup system.slice/foo.service -- bpftrace -e\n"
+"      'tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }'\n"
+"                                              the service's opens\n"
 "\n"
-"Needs CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON) and ptrace rights over N.\n";
+"Needs CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON) and ptrace rights over N;\n"
+"CAP_SYS_ADMIN with --cgroup.\n";
 
 /*
  * Hooks whose events a task runs on another task's behalf: in a view they
@@ -155,6 +175,7 @@ struct exec_state {
 	unsigned int view_id;
 	const char *tool;
 	bool quiet;
+	bool cgroup;			/* a view on --cgroup */
 	bool noted[ON_BEHALF_GROUPS];
 	unsigned int refused;		/* the view's nr_refused, last seen */
 	char **said;			/* the refusals reported */
@@ -362,8 +383,9 @@ static void note_on_behalf(struct exec_state *st)
 			    st->noted[on_behalf[k].group])
 				continue;
 			st->noted[on_behalf[k].group] = true;
-			note("note: %s's hook on %s: %s, so the view sees only what the traced process does itself (as pid == N would)",
-			     st->tool, sym, on_behalf[k].why);
+			note("note: %s's hook on %s: %s, so the view sees only what the traced process does itself (as %s would)",
+			     st->tool, sym, on_behalf[k].why,
+			     st->cgroup ? "bpf_current_task_under_cgroup()" : "pid == N");
 		}
 	}
 	kview__views_free(views);
@@ -531,6 +553,7 @@ static bool exec_options(struct exec *e, int argc, char **argv, int *tool_arg)
 	if (optind >= argc)
 		die("exec needs a tool to run after the options: kview exec ... -- TOOL [ARGS] (see kview exec --help)");
 	e->st.quiet = e->t.quiet;
+	e->st.cgroup = e->t.cgroup != NULL;
 	e->st.tool = e->tool.name = argv[optind];
 	*tool_arg = optind;
 	return true;
@@ -561,11 +584,15 @@ static void exec_signals(struct exec *e)
 		die("signalfd: %s", strerror(errno));
 }
 
-/* The command (held), the view on it or on --pid, TOOL in its scope. */
-static void exec_start(struct exec *e, char **tool_argv)
+/*
+ * The command (held) and the view on it, or the view on --pid or on
+ * --cgroup (whose processes are the command: there is none to start).
+ */
+static void exec_view(struct exec *e)
 {
 	struct kview_info info;
 	pid_t pid = e->t.pid;
+	int err;
 
 	if (e->t.command) {
 		/* The command's children and execs are what it runs. */
@@ -574,28 +601,48 @@ static void exec_start(struct exec *e, char **tool_argv)
 	} else {
 		e->cmd.done = true;
 	}
-	e->st.kv = kview__create(pid, &e->t.opts);
-	if (!e->st.kv) {
-		int err = errno;
-
-		if (e->t.command)
-			fail("cannot create a kernel view on the command: %s", strerror(err));
+	if (e->t.cgroup)
+		e->st.kv = target_cgroup_view(&e->t);
+	else
+		e->st.kv = kview__create(pid, &e->t.opts);
+	err = errno;
+	if (!e->st.kv && e->t.command)
+		fail("cannot create a kernel view on the command: %s", strerror(err));
+	if (!e->st.kv)
 		die("%s", create_error(err, pid));
-	}
 	if (kview__info(e->st.kv, &info))
 		fail("cannot read the view: %s", strerror(errno));
 	e->st.view_id = info.id;
+}
 
+/* TOOL runs: in which view, on what. */
+static void exec_note_started(const struct exec *e)
+{
+	char on[PATH_MAX + 64];
+
+	if (e->st.quiet)
+		return;
+	if (e->t.command)
+		snprintf(on, sizeof(on), "the command, held as pid %d", e->cmd.pid);
+	else if (e->t.cgroup)
+		snprintf(on, sizeof(on), "%s (id %llu)", target_name(&e->t), e->t.cgroup_id);
+	else
+		snprintf(on, sizeof(on), "%s", target_name(&e->t));
+	note("%s (pid %d) runs in the attach scope of %s %u on %s%s%s",
+	     e->st.tool, e->tool.pid, e->t.opts.filter ? "filter view" : "view",
+	     e->st.view_id, on, e->t.opts.follow_fork ? ", following forks" : "",
+	     e->t.opts.follow_exec ? ", following execs" : "");
+}
+
+/* The view (and the command, held), TOOL in its scope. */
+static void exec_start(struct exec *e, char **tool_argv)
+{
+	exec_view(e);
 	e->tool.pid = start_tool(e->st.kv, tool_argv, &e->oldmask);
 	e->tool_pidfd = pidfd_open_compat(e->tool.pid);
 	if (e->tool_pidfd < 0)
 		fail("cannot wait for %s: %s", e->st.tool, strerror(errno));
-	if (!e->st.quiet)
-		note("%s (pid %d) runs in the attach scope of %s %u on %s %d%s%s",
-		     e->st.tool, e->tool.pid, e->t.opts.filter ? "filter view" : "view",
-		     e->st.view_id, e->t.command ? "the command, held as pid" : "pid", pid,
-		     e->t.opts.follow_fork ? ", following forks" : "",
-		     e->t.opts.follow_exec ? ", following execs" : "");
+	exec_note_started(e);
 
 	e->started = e->changed = now_ms();
 	e->pfd[0] = (struct pollfd){ .fd = e->sfd, .events = POLLIN };
@@ -765,5 +812,6 @@ int cmd_exec(int argc, char **argv)
 	if (e.cmd_pidfd >= 0)
 		close(e.cmd_pidfd);
 	close(e.sfd);
+	free(e.t.cgroup);
 	return exit_code(e.tool_status);
 }

@@ -44,28 +44,47 @@ const char *create_error(int err, pid_t pid);
 
 /*
  * What kview attach and kview exec are pointed at, from the options they
- * share: -p/--pid N or -c/--command CMD, -f/--follow-fork,
+ * share: -p/--pid N, -c/--command CMD or --cgroup PATH, -f/--follow-fork,
  * -e/--follow-exec, -q/--quiet, -j/--json.  kview_opts' filter is -m pre.
  */
 struct target {
 	pid_t pid;
 	const char *command;
+	char *cgroup;		/* --cgroup's directory, made absolute */
+	unsigned long long cgroup_id;	/* its view's (KVIEW_IOC_INFO) */
 	struct kview_opts opts;
 	bool quiet;
 };
 #define TARGET_SHORTOPTS "p:c:feqj"
+#define TARGET_OPT_CGROUP 256
 #define TARGET_LONGOPTS \
 	{ "pid", required_argument, NULL, 'p' }, \
 	{ "command", required_argument, NULL, 'c' }, \
+	{ "cgroup", required_argument, NULL, TARGET_OPT_CGROUP }, \
 	{ "follow-fork", no_argument, NULL, 'f' }, \
 	{ "follow-exec", no_argument, NULL, 'e' }, \
 	{ "quiet", no_argument, NULL, 'q' }, \
 	{ "json", no_argument, NULL, 'j' }
+/* --cgroup PATH: relative to this unless it starts with '/'. */
+#define CGROUP_MOUNT "/sys/fs/cgroup"
 void target_init(struct target *t);
 /* Take option @c (with @arg) if it is one of the shared ones. */
 bool target_option(struct target *t, int c, const char *arg);
-/* After the options: exactly one of --pid and -c, or die (@cmd: "attach"). */
+/*
+ * After the options: exactly one of --pid, -c and --cgroup, no follow
+ * flags with --cgroup, or die (@cmd: "attach").
+ */
 void target_check(const struct target *t, const char *cmd);
+/*
+ * --cgroup: the view on the cgroup's subtree (@t's opts: -m pre makes it
+ * a filter view), its cgroup id in @t; or die with a line naming the
+ * cgroup.  @t->cgroup is checked to be a cgroup v2 directory first.
+ */
+struct kview *target_cgroup_view(struct target *t);
+/* @path opened as a cgroup v2 directory, or die with a line naming it. */
+int cgroup_open(const char *path);
+/* "pid N", "cgroup PATH": the target in kview's messages. */
+const char *target_name(const struct target *t);
 
 /* pidfd_open(2), which glibc 2.36 has no wrapper for. */
 int pidfd_open_compat(pid_t pid);

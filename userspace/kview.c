@@ -2,8 +2,8 @@
 /*
  * kview: attach eBPF programs to one process's kernel view.
  *
- *   kview attach --pid N [--follow-fork] [--follow-exec] [--duration S] prog.o
- *   kview exec (--pid N | -c COMMAND) [options] -- TOOL [ARGS...]
+ *   kview attach (--pid N | -c COMMAND | --cgroup PATH) [options] prog.o
+ *   kview exec (--pid N | -c COMMAND | --cgroup PATH) [options] -- TOOL [ARGS...]
  *   kview list
  *   (-j anywhere: JSON lines)
  */
@@ -32,6 +32,9 @@ static const char usage_text[] =
 "  exec --pid N [options] -- TOOL    run a tracing tool (bpftrace, opensnoop,\n"
 "                                     ...) with its hooks in N's view\n"
 "  exec -c CMD [options] -- TOOL     the same on a command it starts\n"
+"  exec --cgroup PATH [...] -- TOOL  the same on the processes of a cgroup\n"
+"                                     (attach --cgroup PATH too; PATH is\n"
+"                                     relative to " CGROUP_MOUNT ")\n"
 "  list                              show the kernel views\n"
 "\n"
 "Options (before or after COMMAND):\n"
