@@ -12,7 +12,7 @@ TEST_CFLAGS := $(ALL_CFLAGS) -I$(ROOT)/tests/lib -I$(TEST_BPF_OUT) \
 # name of a guest test -> the skeletons it includes
 TEST_GUEST_PROGS := bpf-smoke workload kview-isolation kview-lifecycle kview-errors \
 	kview-tracepoint kview-mirror untraced-syscalls kview-pre kview-scope kview-faults kview-stress \
-	kview-skeleton kview-multi kview-trampoline kview-tlb kview-explicit
+	kview-skeleton kview-multi kview-trampoline kview-tlb kview-explicit kview-cgroup
 skels_bpf-smoke := smoke
 skels_kview-isolation := count
 skels_kview-lifecycle := count
@@ -29,6 +29,7 @@ skels_kview-multi := multi session
 skels_kview-trampoline := tramp
 skels_kview-tlb := tlb
 skels_kview-explicit := explicit
+skels_kview-cgroup := cgcount
 # Tests built of more than one file: the other sources
 srcs_kview-stress := $(sort $(wildcard $(ROOT)/tests/guest/stress/*.c))
 deps_kview-stress := $(srcs_kview-stress) $(ROOT)/tests/guest/stress/stress.h

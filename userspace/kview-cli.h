@@ -13,7 +13,7 @@
 
 #include "json.h"
 
-#define KVIEW_VERSION "0.5.0"
+#define KVIEW_VERSION "0.6.0"
 
 extern bool verbose;
 /* -j: JSON lines on stdout, kview's messages as JSON lines on stderr. */

@@ -91,24 +91,19 @@ static bool opts_valid(const void *opts, size_t sz, size_t known,
 	((opts) && (opts)->sz >= offsetofend(typeof(*(opts)), field))
 #define OPTS_GET(opts, field, def) (OPTS_HAS(opts, field) ? (opts)->field : (def))
 
-struct kview *kview__create(pid_t pid, const struct kview_opts *opts)
+/* KVIEW_IOC_CREATE with @attr's pid (or cgroup fd) and @opts' flags. */
+static struct kview *view_create(struct kview_create *attr,
+				 const struct kview_opts *opts)
 {
-	struct kview_create attr;
 	struct kview *kv;
 	int dev, fd;
 
-	if (!OPTS_VALID(opts, kview_opts) || pid < 0) {
-		errno = EINVAL;
-		return NULL;
-	}
-	memset(&attr, 0, sizeof(attr));
-	attr.pid = pid;
 	if (OPTS_GET(opts, follow_fork, false))
-		attr.flags |= KVIEW_F_FOLLOW_FORK;
+		attr->flags |= KVIEW_F_FOLLOW_FORK;
 	if (OPTS_GET(opts, follow_exec, false))
-		attr.flags |= KVIEW_F_FOLLOW_EXEC;
+		attr->flags |= KVIEW_F_FOLLOW_EXEC;
 	if (OPTS_GET(opts, filter, false))
-		attr.flags |= KVIEW_F_FILTER;
+		attr->flags |= KVIEW_F_FILTER;
 
 	kv = calloc(1, sizeof(*kv));
 	if (!kv)
@@ -116,7 +111,7 @@ struct kview *kview__create(pid_t pid, const struct kview_opts *opts)
 	dev = open(KVIEW_DEVICE, O_RDWR | O_CLOEXEC);
 	if (dev < 0)
 		goto err;
-	fd = ioctl(dev, KVIEW_IOC_CREATE, &attr);
+	fd = ioctl(dev, KVIEW_IOC_CREATE, attr);
 	close(dev);
 	if (fd < 0)
 		goto err;
@@ -127,6 +122,33 @@ err:
 	free(kv);
 	errno = fd;
 	return NULL;
+}
+
+struct kview *kview__create(pid_t pid, const struct kview_opts *opts)
+{
+	struct kview_create attr;
+
+	if (!OPTS_VALID(opts, kview_opts) || pid < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.pid = pid;
+	return view_create(&attr, opts);
+}
+
+struct kview *kview__create_cgroup(int cgroup_fd, const struct kview_opts *opts)
+{
+	struct kview_create attr;
+
+	if (!OPTS_VALID(opts, kview_opts) || cgroup_fd < 0) {
+		errno = cgroup_fd < 0 ? EBADF : EINVAL;
+		return NULL;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.pid = cgroup_fd;
+	attr.flags = KVIEW_F_CGROUP;
+	return view_create(&attr, opts);
 }
 
 int kview__add_pid(struct kview *kv, pid_t pid)

@@ -10,7 +10,8 @@
  *
  *   version 1
  *   view <id> flags <hex> members <n> attachments <n> patches <n> pages <n>
- *        pt_pages <n> bytes <n> out_of_scope <n>	(one line)
+ *        pt_pages <n> bytes <n> out_of_scope <n> [cgroup <id> skipped <n>]
+ *        (one line)
  *	pid <tgid> <comm>
  *	attach <kind> <addr> <symbol+off/size, or system:event>
  *	refused <count> <what...>
@@ -96,11 +97,16 @@ static int parse_view(struct kview_views *views, const char *line)
 	v = *vv = calloc(1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	if (sscanf(line, "view %u flags %x members %u attachments %u patches %u pages %u pt_pages %u bytes %llu out_of_scope %llu",
+	int end = 0;
+
+	if (sscanf(line, "view %u flags %x members %u attachments %u patches %u pages %u pt_pages %u bytes %llu out_of_scope %llu%n",
 		   &v->id, &v->flags, &v->nr_members, &v->nr_attachments,
 		   &v->nr_patches, &v->nr_pages, &v->nr_pt_pages, &v->bytes,
-		   &v->out_of_scope) != 9)
+		   &v->out_of_scope, &end) != 9)
 		return -EPROTO;
+	/* Since the cgroup views (0.6); a kernel without them has neither. */
+	sscanf(line + end, " cgroup %llu skipped %u", &v->cgroup_id,
+	       &v->nr_skipped);
 	return 0;
 }
 

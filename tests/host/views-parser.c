@@ -128,6 +128,15 @@ static void test_accepts(void)
 	   !strcmp(views->views[0]->hooks[0].name, "f+0x0/0x8"),
 	   "a field added at a line's end, an indented line of a new kind: skipped");
 	kview__views_free(views);
+	ok(parse("version 1\n"
+		 "view 5 flags 0x8 members 3 attachments 1 patches 1 pages 1 pt_pages 4 bytes 20480 out_of_scope 0 cgroup 4242 skipped 2 newfield 1\n"
+		 "view 6 flags 0 members 0 attachments 0 patches 0 pages 0 pt_pages 0 bytes 0 out_of_scope 0\n",
+		 &views) == 0 && views->cnt == 2 &&
+	   views->views[0]->cgroup_id == 4242 &&
+	   views->views[0]->nr_skipped == 2 &&
+	   views->views[1]->cgroup_id == 0 && views->views[1]->nr_skipped == 0,
+	   "a cgroup view's cgroup and skipped count; none from an older kernel");
+	kview__views_free(views);
 }
 
 static void refused(const char *text, int err, const char *what)

@@ -15,6 +15,12 @@
  * outside the view.  It is the kernel-side ("pre-eBPF") process filter
  * that kernel views are measured against.
  *
+ * A cgroup view (KVIEW_F_CGROUP) follows a cgroup v2 subtree: its members
+ * are the processes in the cgroup and its descendants, kept in step as
+ * they fork, exec, are moved in or out, and exit, as
+ * bpf_current_task_under_cgroup() sees them.  See
+ * Documentation/userspace-api/kview.rst for the rules.
+ *
  * A view lives while a file descriptor, an attach scope or a scoped hook
  * holds it.  Errors of KVIEW_IOC_CREATE and KVIEW_IOC_ADD_PID:
  *
@@ -26,6 +32,14 @@
  *   ENOSPC     too many views
  *   EINVAL     unknown flags or non-zero reserved fields
  *   ENODEV     kernel views are not available on this machine
+ *
+ * and for a cgroup view (KVIEW_F_CGROUP, pid is a cgroup directory fd):
+ *
+ *   EBADF      not an open cgroup v2 directory
+ *   EINVAL     the root cgroup, KVIEW_F_FOLLOW_*, or KVIEW_IOC_ADD_PID
+ *   EOPNOTSUPP a threaded cgroup (its processes' threads may sit apart)
+ *   EBUSY      the cgroup is, or is within or above, another view's
+ *   EPERM      no CAP_SYS_ADMIN
  */
 #ifndef _UAPI_LINUX_KVIEW_H
 #define _UAPI_LINUX_KVIEW_H
@@ -37,11 +51,14 @@
 #define KVIEW_F_FOLLOW_FORK	(1U << 0)	/* children of members join */
 #define KVIEW_F_FOLLOW_EXEC	(1U << 1)	/* a member's exec stays in */
 #define KVIEW_F_FILTER		(1U << 2)	/* global hooks, programs filtered */
+#define KVIEW_F_CGROUP		(1U << 3)	/* pid is a cgroup v2 directory fd */
 #define KVIEW_F_ALL		(KVIEW_F_FOLLOW_FORK | KVIEW_F_FOLLOW_EXEC | \
-				 KVIEW_F_FILTER)
+				 KVIEW_F_FILTER | KVIEW_F_CGROUP)
 
 struct kview_create {
-	__u32 pid;		/* first member (its mm); 0 for none */
+	__u32 pid;		/* first member (its mm), 0 for none; or
+				 * a cgroup directory fd (KVIEW_F_CGROUP)
+				 */
 	__u32 flags;		/* KVIEW_F_* */
 	__u64 reserved[2];	/* must be zero */
 };
@@ -56,7 +73,8 @@ struct kview_info {
 	__u32 nr_pt_pages;	/* private page-table pages */
 	__u32 nr_refused;	/* hooks its attach scope refused */
 	__u64 bytes;		/* memory of copies and tables */
-	__u64 reserved[4];
+	__u64 cgroup_id;	/* a cgroup view's cgroup, else 0 */
+	__u64 reserved[3];
 };
 
 #define KVIEW_TEXT_MAX		64

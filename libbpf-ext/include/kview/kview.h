@@ -74,6 +74,20 @@ struct kview_opts {
  */
 struct kview *kview__create(pid_t pid, const struct kview_opts *opts);
 
+/*
+ * Create a kernel view that follows a cgroup v2 subtree (@cgroup_fd, an
+ * open cgroup directory): its members are the processes in the cgroup and
+ * its descendants, kept in step as they fork, exec, are moved in or out,
+ * and exit, as bpf_current_task_under_cgroup() sees them.  @opts may ask
+ * for a filter view; follow_fork and follow_exec do not apply (EINVAL).
+ * Needs CAP_SYS_ADMIN.  errno: EBADF (not a cgroup v2 directory), EINVAL
+ * (the root cgroup, bad options), EOPNOTSUPP (a threaded cgroup), EBUSY
+ * (within or above another cgroup view's cgroup), EPERM, ENOSPC, and
+ * ENOENT/ENODEV as kview__create().  Processes of the cgroup already in
+ * another view stay there.
+ */
+struct kview *kview__create_cgroup(int cgroup_fd, const struct kview_opts *opts);
+
 /* Put process @pid in the view too (same rules and errors as create). */
 int kview__add_pid(struct kview *kv, pid_t pid);
 
@@ -235,6 +249,13 @@ struct kview_views_view {
 	size_t refused_cnt;
 	struct kview_views_patch *patches;
 	size_t patches_cnt;
+	/*
+	 * A cgroup view's cgroup id (0 for others), and how many times a
+	 * process of its cgroup was found in another view (0.6; 0 from a
+	 * kernel without cgroup views)
+	 */
+	unsigned long long cgroup_id;
+	unsigned int nr_skipped;
 };
 
 struct kview_views {
