@@ -39,6 +39,12 @@
  *   global-detach   the global kprobe goes while a view kprobe stays on
  *                   the same address: the view must take over, or the
  *                   probe stays armed globally (counted in global_fallback)
+ *
+ * One suite (tests/lib/harness.h), each operation a case: the fixture is
+ * the fault injection set up, the target (`workload spin`), the objects
+ * loaded and libbpf's features probed (setup), and what the case makes
+ * (views, links, the pool drained, the knobs of kprobe-pool), released and
+ * put back by its teardown if a check failed first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,8 +57,32 @@
 #include "tpcount.skel.h"
 
 static char workload[4096];
-static int nth_fd = -1;
-static pid_t target;
+
+/* What setup and the case made; NULL or 0 is what they did not, or released. */
+struct fa {
+	int nth_fd;			/* /proc/thread-self/fail-nth */
+	pid_t target;			/* `workload spin` */
+	struct kview *view, *drain_view;
+	struct count *kskel, *gskel;	/* view programs, global ones */
+	struct count *vk, *gk;		/* global-detach's own */
+	struct tpcount *tskel;
+	struct multi *drain_skel;
+	struct bpf_link *op_link, *held, *global, *drain_link;
+	struct bpf_program *prog;	/* what the attach operations attach */
+	/* ksys_read's first instruction past its ftrace site (read before a walk). */
+	unsigned long past_off;
+	bool pool_knobs;		/* kprobe-pool's: min-order 9, cache-filter */
+};
+
+struct fa_variant {
+	const char *name;		/* the operation's, the case's */
+	void (*run)(struct fa *f, const struct fa_variant *v);	/* NULL: attach */
+	const char *prog;		/* an attach's program */
+	bool tp;			/* @prog is tpcount.bpf.o's */
+	bool hold_entry;		/* kp_entry in the view first */
+	bool hold_global;		/* a global kprobe past the site first */
+	bool pool;			/* the pool of copies drained first */
+};
 
 static void write_file(const char *path, const char *val)
 {
@@ -65,7 +95,7 @@ static void write_file(const char *path, const char *val)
 }
 
 /* Fail every kind of allocation, quietly (no stack dump per failure). */
-static void setup_fault_injection(void)
+static void setup_fault_injection(struct fa *f)
 {
 	static const char *const knobs[][2] = {
 		{ "failslab/ignore-gfp-wait", "N" },
@@ -84,27 +114,27 @@ static void setup_fault_injection(void)
 		snprintf(path, sizeof(path), "/sys/kernel/debug/%s", knobs[i][0]);
 		write_file(path, knobs[i][1]);
 	}
-	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
-	check(nth_fd >= 0, "fail-nth: %s", strerror(errno));
+	f->nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	check(f->nth_fd >= 0, "fail-nth: %s", strerror(errno));
 }
 
-static void fail_nth(unsigned int n)
+static void fail_nth(struct fa *f, unsigned int n)
 {
 	char buf[16];
 	int len = snprintf(buf, sizeof(buf), "%u", n);
 
-	check(pwrite(nth_fd, buf, len, 0) == len, "write fail-nth: %s",
+	check(pwrite(f->nth_fd, buf, len, 0) == len, "write fail-nth: %s",
 	      strerror(errno));
 }
 
 /* Was the armed failure injected (the counter ran down to 0)? */
-static bool fault_injected(void)
+static bool fault_injected(struct fa *f)
 {
 	char buf[16] = "";
 
-	check(pread(nth_fd, buf, sizeof(buf) - 1, 0) > 0, "read fail-nth: %s",
+	check(pread(f->nth_fd, buf, sizeof(buf) - 1, 0) > 0, "read fail-nth: %s",
 	      strerror(errno));
-	fail_nth(0);
+	fail_nth(f, 0);
 	return atoi(buf) == 0;
 }
 
@@ -199,8 +229,8 @@ static void check_same(const char *op, unsigned int n, struct state *a)
  */
 struct op {
 	const char *name;
-	int (*act)(void);
-	void (*undo)(void);
+	int (*act)(struct fa *f);
+	void (*undo)(struct fa *f);
 	bool allocates_nothing;	/* then no allocation may be reached */
 	bool absorbs;		/* every failure is absorbed: none fails it */
 	int also_clean;		/* an errno that is clean for this op */
@@ -213,44 +243,23 @@ static bool suspicious(int err)
 	       err == -ESRCH || err == -EPERM || err == -ENOSPC;
 }
 
-/*
- * Walk the failure points of @op: with the Nth allocation failing it must
- * fail with a clean errno and change nothing; the walk ends when it gets
- * through without reaching the Nth.
- */
-static void walk(const struct op *op)
+/* Errnos of a walk's failures, each once, into @errs. */
+static void note_errno(char *errs, size_t size, int err)
 {
-	struct state before = state();
-	unsigned int n, failed = 0, absorbed = 0;
-	char errs[256] = "";
-	int err;
+	if (!strstr(errs, strerror(-err)) &&
+	    strlen(errs) + strlen(strerror(-err)) + 3 < size)
+		sprintf(errs + strlen(errs), "%s%s", *errs ? ", " : "",
+			strerror(-err));
+}
 
-	for (n = 1; n < 5000; n++) {
-		fail_nth(n);
-		err = op->act();
-		if (!fault_injected()) {
-			check(!err, "%s failed (%s) without an injected failure",
-			      op->name, strerror(-err));
-			op->undo();
-			check_same(op->name, n, &before);
-			break;
-		}
-		if (err) {
-			check(err < 0 && (!suspicious(err) || -err == op->also_clean),
-			      "%s, allocation %u failed: errno %d (%s)", op->name,
-			      n, -err, strerror(-err));
-			if (!strstr(errs, strerror(-err)) &&
-			    strlen(errs) + strlen(strerror(-err)) + 3 < sizeof(errs))
-				sprintf(errs + strlen(errs), "%s%s", *errs ? ", " : "",
-					strerror(-err));
-			failed++;
-		} else {
-			/* The failure was absorbed (an optional allocation). */
-			absorbed++;
-			op->undo();
-		}
-		check_same(op->name, n, &before);
-	}
+/*
+ * After a walk that reached @n - 1 allocations: none if it allocates
+ * nothing, else failures that failed it (or, if it absorbs them all,
+ * absorbed ones only).
+ */
+static void walk_report(const struct op *op, unsigned int n, unsigned int failed,
+			unsigned int absorbed, const char *errs)
+{
 	check(n < 5000, "%s: no end to its allocations", op->name);
 	if (op->allocates_nothing) {
 		check(n == 1, "%s: made %u allocation(s), expected none",
@@ -267,61 +276,89 @@ static void walk(const struct op *op)
 		check(failed > 0, "%s: no injected failure made it fail", op->name);
 }
 
+/*
+ * Walk the failure points of @op: with the Nth allocation failing it must
+ * fail with a clean errno and change nothing; the walk ends when it gets
+ * through without reaching the Nth.
+ */
+static void walk(struct fa *f, const struct op *op)
+{
+	struct state before = state();
+	unsigned int n, failed = 0, absorbed = 0;
+	char errs[256] = "";
+	int err;
+
+	for (n = 1; n < 5000; n++) {
+		fail_nth(f, n);
+		err = op->act(f);
+		if (!fault_injected(f)) {
+			check(!err, "%s failed (%s) without an injected failure",
+			      op->name, strerror(-err));
+			op->undo(f);
+			check_same(op->name, n, &before);
+			break;
+		}
+		if (err) {
+			check(err < 0 && (!suspicious(err) || -err == op->also_clean),
+			      "%s, allocation %u failed: errno %d (%s)", op->name,
+			      n, -err, strerror(-err));
+			note_errno(errs, sizeof(errs), err);
+			failed++;
+		} else {
+			/* The failure was absorbed (an optional allocation). */
+			absorbed++;
+			op->undo(f);
+		}
+		check_same(op->name, n, &before);
+	}
+	walk_report(op, n, failed, absorbed, errs);
+}
+
 /* --- the operations --- */
 
-static struct kview *view;
-static struct count *kskel, *gskel;
-static struct tpcount *tskel;
-static struct bpf_link *op_link;
-static struct bpf_program *prog;
-/* ksys_read's first instruction past its ftrace site (read before a walk). */
-static unsigned long past_off;
-
-static int act_create(void)
+static int act_create(struct fa *f)
 {
-	view = kview__create(target, NULL);
-	return view ? 0 : -errno;
+	f->view = kview__create(f->target, NULL);
+	return f->view ? 0 : -errno;
 }
 
-static void undo_view(void)
+static void undo_view(struct fa *f)
 {
-	kview__destroy(view);
-	view = NULL;
+	release_view(&f->view);
 }
 
-static int act_add_pid(void)
+static int act_add_pid(struct fa *f)
 {
-	return kview__add_pid(view, target);
+	return kview__add_pid(f->view, f->target);
 }
 
 /* A member cannot leave but with its view: a new, empty view. */
-static void undo_add_pid(void)
+static void undo_add_pid(struct fa *f)
 {
-	kview__destroy(view);
-	view = kview__create(0, NULL);
-	check(view, "kview__create: %s", strerror(errno));
+	release_view(&f->view);
+	f->view = kview__create(0, NULL);
+	check(f->view, "kview__create: %s", strerror(errno));
 }
 
-static int act_attach(void)
+static int act_attach(struct fa *f)
 {
 	/* kp_offset has no target: ksys_read past its ftrace site. */
-	if (prog == kskel->progs.kp_offset)
-		op_link = attach_kprobe_off(view, prog, "ksys_read", past_off);
+	if (f->prog == f->kskel->progs.kp_offset)
+		f->op_link = attach_kprobe_off(f->view, f->prog, "ksys_read", f->past_off);
 	else
-		op_link = kview__attach_program(view, prog);
-	return op_link ? 0 : -errno;
+		f->op_link = kview__attach_program(f->view, f->prog);
+	return f->op_link ? 0 : -errno;
 }
 
-static void undo_attach(void)
+static void undo_attach(struct fa *f)
 {
-	bpf_link__destroy(op_link);
-	op_link = NULL;
+	release_link(&f->op_link);
 }
 
-static void with_view(pid_t pid)
+static void with_view(struct fa *f, pid_t pid)
 {
-	view = kview__create(pid, NULL);
-	check(view, "kview__create: %s", strerror(errno));
+	f->view = kview__create(pid, NULL);
+	check(f->view, "kview__create: %s", strerror(errno));
 }
 
 static struct count *load_count(void)
@@ -335,9 +372,16 @@ static struct count *load_count(void)
 	return skel;
 }
 
-static unsigned long long target_reads(struct count *skel)
+static unsigned long long target_reads(struct fa *f, struct count *skel)
 {
-	return map_u32_count(bpf_map__fd(skel->maps.counts), target);
+	return map_u32_count(bpf_map__fd(skel->maps.counts), f->target);
+}
+
+/* The view's kprobe counts on: its count grows past what it was. */
+static bool view_counts(struct fa *f, unsigned long long *n0, unsigned long long *n1)
+{
+	*n0 = target_reads(f, f->vk);
+	return WAIT_FOR((*n1 = target_reads(f, f->vk)) > *n0, 20);
 }
 
 /*
@@ -350,41 +394,38 @@ static unsigned long long target_reads(struct count *skel)
  * Its own objects, so that nothing else writes its maps while the probe
  * changes hands.
  */
-static void global_detach(void)
+static void global_detach(struct fa *f, const struct fa_variant *v)
 {
 	unsigned long before = kview_stats().global_fallback;
-	struct count *vk = load_count(), *gk = load_count();
 	unsigned long long n0, n1 = 0;
-	struct bpf_link *global;
 	unsigned int n;
 
-	with_view(target);
-	op_link = kview__attach_program(view, vk->progs.kp_entry);
-	check(op_link, "attach kp_entry in the view: %s", strerror(errno));
-	n0 = target_reads(vk);
-	check(WAIT_FOR(target_reads(vk) > n0, 20),
-	      "global-detach: the view's kprobe does not count");
+	(void)v;
+	f->vk = load_count();
+	f->gk = load_count();
+	with_view(f, f->target);
+	f->op_link = kview__attach_program(f->view, f->vk->progs.kp_entry);
+	check(f->op_link, "attach kp_entry in the view: %s", strerror(errno));
+	check(view_counts(f, &n0, &n1), "global-detach: the view's kprobe does not count");
 	for (n = 1; n < 2000; n++) {
-		global = bpf_program__attach(gk->progs.kp_entry);
-		check(global, "attach the global kprobe: %s", strerror(errno));
-		fail_nth(n);
-		bpf_link__destroy(global);
-		if (!fault_injected())
+		f->global = bpf_program__attach(f->gk->progs.kp_entry);
+		check(f->global, "attach the global kprobe: %s", strerror(errno));
+		fail_nth(f, n);
+		release_link(&f->global);
+		if (!fault_injected(f))
 			break;
-		n0 = target_reads(vk);
-		check(WAIT_FOR((n1 = target_reads(vk)) > n0, 20),
+		check(view_counts(f, &n0, &n1),
 		      "global-detach, allocation %u failed: the view's kprobe stopped counting (%llu reads, then %llu)",
 		      n, n0, n1);
 	}
 	diag("global-detach: %u allocation(s) on the way, %lu fallback(s) to global arming",
 	     n - 1, kview_stats().global_fallback - before);
-	n0 = target_reads(vk);
-	check(WAIT_FOR(target_reads(vk) > n0, 20),
-	      "global-detach: the view's kprobe stopped counting");
-	undo_attach();
-	undo_view();
-	count__destroy(gk);
-	count__destroy(vk);
+	check(view_counts(f, &n0, &n1), "global-detach: the view's kprobe stopped counting");
+	undo_attach(f);
+	undo_view(f);
+	count__destroy(f->gk);
+	count__destroy(f->vk);
+	f->gk = f->vk = NULL;
 }
 
 /*
@@ -395,10 +436,6 @@ static void global_detach(void)
  * kprobe_multi needs), a name kallsyms and ftrace have once, in the core
  * kernel's text, not on the kprobe blacklist.
  */
-static struct kview *drain_view;
-static struct multi *drain_skel;
-static struct bpf_link *drain_link;
-
 struct func {
 	unsigned long addr;
 	char *name;
@@ -474,20 +511,21 @@ static void names_of(struct names *s, const char *path)
 	qsort(s->v, s->n, sizeof(*s->v), by_name);
 }
 
-static void drain_pool(unsigned long keep)
-{
-	struct names ftrace = { 0 }, bl = { 0 }, core = { 0 };
-	char *ksyms = kvtest_slurp("/proc/kallsyms"), *line, *save = NULL;
-	unsigned long want = kview_stat("pool_free"), stext = 0, etext = 0;
-	unsigned long last_page = 0;
-	size_t nf = 0, cap = 1 << 17, i, n = 0;
-	struct func *f = calloc(cap, sizeof(*f));
-	const char **syms;
-	int err;
+/* The traceable functions of the core kernel's text, sorted by address. */
+struct funcs {
+	struct func *f;
+	size_t n;
+	unsigned long stext, etext;
+	struct names core;		/* every core symbol's name */
+};
 
-	check(f, "out of memory");
-	names_of(&ftrace, "/sys/kernel/tracing/available_filter_functions");
-	names_of(&bl, "/sys/kernel/debug/kprobes/blacklist");
+static void funcs_read(struct funcs *fs)
+{
+	char *ksyms = kvtest_slurp("/proc/kallsyms"), *line, *save = NULL;
+	size_t cap = 1 << 17;
+
+	fs->f = calloc(cap, sizeof(*fs->f));
+	check(fs->f, "out of memory");
 	for (line = strtok_r(ksyms, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		unsigned long addr;
@@ -496,167 +534,119 @@ static void drain_pool(unsigned long keep)
 		if (sscanf(line, "%lx %c %127s", &addr, &type, name) != 3 ||
 		    strchr(line, '['))
 			continue;	/* a module's */
-		names_add(&core, name);
+		names_add(&fs->core, name);
 		if (!strcmp(name, "_stext"))
-			stext = addr;
+			fs->stext = addr;
 		else if (!strcmp(name, "_etext"))
-			etext = addr;
-		if ((type == 't' || type == 'T') && nf < cap) {
-			f[nf].addr = addr;
-			f[nf++].name = strdup(name);
+			fs->etext = addr;
+		if ((type == 't' || type == 'T') && fs->n < cap) {
+			fs->f[fs->n].addr = addr;
+			fs->f[fs->n++].name = strdup(name);
 		}
 	}
 	free(ksyms);
-	qsort(core.v, core.n, sizeof(*core.v), by_name);
-	check(stext && etext, "no _stext/_etext in /proc/kallsyms (not root?)");
-	qsort(f, nf, sizeof(*f), by_addr);
-	syms = calloc(want + 1, sizeof(*syms));
-	check(syms, "out of memory");
-	for (i = 0; i < nf && n < want; i++) {
-		unsigned long page = f[i].addr & ~4095UL;
+	qsort(fs->core.v, fs->core.n, sizeof(*fs->core.v), by_name);
+	check(fs->stext && fs->etext, "no _stext/_etext in /proc/kallsyms (not root?)");
+	qsort(fs->f, fs->n, sizeof(*fs->f), by_addr);
+}
 
-		if (f[i].addr < stext || f[i].addr >= etext ||
+static void funcs_free(struct funcs *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		free(fs->f[i].name);
+	free(fs->f);
+	names_free(&fs->core);
+}
+
+/*
+ * Up to @want functions into @syms, one a text page but the page of
+ * @keep, with an ftrace site, a name kallsyms and ftrace have once, not
+ * on the kprobe blacklist.  How many.
+ */
+static size_t pick_functions(const struct funcs *fs, unsigned long keep,
+			     const char **syms, size_t want)
+{
+	struct names ftrace = { 0 }, bl = { 0 };
+	unsigned long last_page = 0, page;
+	size_t i, n = 0;
+
+	names_of(&ftrace, "/sys/kernel/tracing/available_filter_functions");
+	names_of(&bl, "/sys/kernel/debug/kprobes/blacklist");
+	for (i = 0; i < fs->n && n < want; i++) {
+		page = fs->f[i].addr & ~4095UL;
+		if (fs->f[i].addr < fs->stext || fs->f[i].addr >= fs->etext ||
 		    page == (keep & ~4095UL) || page == last_page)
 			continue;
-		if (names_count(&ftrace, f[i].name) != 1 ||
-		    names_count(&core, f[i].name) != 1 ||
-		    names_count(&bl, f[i].name))
+		if (names_count(&ftrace, fs->f[i].name) != 1 ||
+		    names_count(&fs->core, fs->f[i].name) != 1 ||
+		    names_count(&bl, fs->f[i].name))
 			continue;
-		syms[n++] = f[i].name;
+		syms[n++] = fs->f[i].name;
 		last_page = page;
 	}
+	names_free(&ftrace);
+	names_free(&bl);
+	return n;
+}
+
+static void drain_pool(struct fa *f, unsigned long keep)
+{
+	unsigned long want = kview_stat("pool_free");
+	struct funcs fs = { 0 };
+	const char **syms;
+	size_t n;
+	int err;
+
+	funcs_read(&fs);
+	syms = calloc(want + 1, sizeof(*syms));
+	check(syms, "out of memory");
+	n = pick_functions(&fs, keep, syms, want);
 	check(n == want, "only %zu text pages with a traceable function for %lu free pages",
 	      n, want);
 
-	drain_skel = multi__open_and_load();
-	check(drain_skel, "load multi.bpf.o: %s", strerror(errno));
-	drain_view = kview__create(0, NULL);
-	check(drain_view, "kview__create: %s", strerror(errno));
-	check(!kview__enter_scope(drain_view), "enter the view's scope: %s",
+	f->drain_skel = multi__open_and_load();
+	check(f->drain_skel, "load multi.bpf.o: %s", strerror(errno));
+	f->drain_view = kview__create(0, NULL);
+	check(f->drain_view, "kview__create: %s", strerror(errno));
+	check(!kview__enter_scope(f->drain_view), "enter the view's scope: %s",
 	      strerror(errno));
-	drain_link = bpf_program__attach_kprobe_multi_opts(drain_skel->progs.km_entry, NULL,
+	f->drain_link = bpf_program__attach_kprobe_multi_opts(f->drain_skel->progs.km_entry, NULL,
 		&(struct bpf_kprobe_multi_opts){ .sz = sizeof(struct bpf_kprobe_multi_opts),
 						 .syms = syms, .cnt = n });
 	err = errno;
-	kview__leave_scope(drain_view);
-	check(drain_link, "kprobe_multi on %zu functions in a view: %s", n,
+	kview__leave_scope(f->drain_view);
+	check(f->drain_link, "kprobe_multi on %zu functions in a view: %s", n,
 	      strerror(err));
 	diag("kprobe-pool: a kprobe_multi link on %zu functions, one a text page, took the pool's %lu free pages: %lu free, %lu block(s)",
 	     n, want, kview_stat("pool_free"), kview_stat("pool_blocks"));
 	check_eq(kview_stat("pool_free"), 0);
 	free(syms);
-	for (i = 0; i < nf; i++)
-		free(f[i].name);
-	free(f);
-	names_free(&ftrace);
-	names_free(&bl);
-	names_free(&core);
+	funcs_free(&fs);
 }
 
-static void undrain_pool(void)
+static void undrain_pool(struct fa *f)
 {
-	bpf_link__destroy(drain_link);
-	kview__destroy(drain_view);
-	multi__destroy(drain_skel);
-	drain_link = NULL;
-	drain_view = NULL;
-	drain_skel = NULL;
+	release_link(&f->drain_link);
+	release_view(&f->drain_view);
+	multi__destroy(f->drain_skel);
+	f->drain_skel = NULL;
 }
 
-static void run_op(const char *name)
+/* kprobe-pool's knobs: order-9 page allocations fail, no slab ones. */
+static void pool_knobs(struct fa *f, bool on)
 {
-	struct op op = { name, act_attach, undo_attach, false, false, 0 };
-	struct bpf_link *held = NULL;
-	unsigned long blocks = 0, dmap = 0;
-	struct kview_stats s;
+	f->pool_knobs = on;
+	write_file("/sys/kernel/debug/fail_page_alloc/min-order", on ? "9" : "0");
+	write_file("/sys/kernel/debug/failslab/cache-filter", on ? "Y" : "N");
+}
 
-	if (!strcmp(name, "create")) {
-		op.act = act_create;
-		op.undo = undo_view;
-		walk(&op);
-		goto out;
-	}
-	if (!strcmp(name, "global-detach")) {
-		global_detach();
-		goto out;
-	}
-	if (!strcmp(name, "add-pid")) {
-		with_view(0);
-		op.act = act_add_pid;
-		op.undo = undo_add_pid;
-		op.allocates_nothing = true;
-		walk(&op);
-		undo_view();
-		goto out;
-	}
+/* No view, member, patch or copy is left. */
+static void check_clean(void)
+{
+	struct kview_stats s = kview_stats_settled(0);
 
-	with_view(target);
-	/*
-	 * libbpf 1.1 falls back to a tracefs kprobe event when it cannot
-	 * read the kprobe PMU's type (an injected failure in that read), and
-	 * kview refuses tracefs kprobes in a scope: EOPNOTSUPP, a clean
-	 * refusal with nothing attached (check_same() makes sure).
-	 */
-	if (!strncmp(name, "kprobe", 6) || !strcmp(name, "kretprobe"))
-		op.also_clean = EOPNOTSUPP;
-	if (!strcmp(name, "kprobe")) {
-		prog = kskel->progs.kp_offset;
-	} else if (!strcmp(name, "kprobe-entry")) {
-		prog = kskel->progs.kp_entry;
-	} else if (!strcmp(name, "kretprobe")) {
-		prog = kskel->progs.krp_return;
-	} else if (!strcmp(name, "kprobe-page")) {
-		/* Past the site is on the page of ksys_read's entry. */
-		held = kview__attach_program(view, kskel->progs.kp_entry);
-		check(held, "attach kp_entry: %s", strerror(errno));
-		prog = kskel->progs.kp_offset;
-	} else if (!strcmp(name, "kprobe-pool")) {
-		drain_pool(ksym("ksys_read"));
-		blocks = kview_stat("pool_blocks");
-		dmap = kview_stat("dmap_changes");
-		prog = kskel->progs.kp_offset;
-		op.absorbs = true;
-		write_file("/sys/kernel/debug/fail_page_alloc/min-order", "9");
-		write_file("/sys/kernel/debug/failslab/cache-filter", "Y");
-	} else if (!strcmp(name, "kprobe-mixed")) {
-		held = attach_kprobe_off(NULL, gskel->progs.kp_offset,
-					 "ksys_read", past_off);
-		check(held, "attach the global kprobe: %s", strerror(errno));
-		prog = kskel->progs.kp_offset;
-	} else if (!strcmp(name, "tracepoint")) {
-		prog = tskel->progs.tp_fork;
-	} else if (!strcmp(name, "syscall-tp")) {
-		prog = tskel->progs.tp_read;
-	} else if (!strcmp(name, "raw-tp")) {
-		prog = tskel->progs.rawtp_enter;
-	} else {
-		fail("unknown operation %s", name);
-	}
-	walk(&op);
-	if (op.absorbs) {
-		write_file("/sys/kernel/debug/fail_page_alloc/min-order", "0");
-		write_file("/sys/kernel/debug/failslab/cache-filter", "N");
-	}
-	if (drain_view) {
-		/*
-		 * The walk got through once the pool could grow: one new block
-		 * (a direct-map change).  Before, the block's allocation
-		 * failed and the copy took a single page, made read-only and
-		 * back (two direct-map changes).
-		 */
-		diag("kprobe-pool: the pool grew from %lu to %lu block(s); %lu copy(ies) on the way fell back to a single page",
-		     blocks, kview_stat("pool_blocks"),
-		     (kview_stat("dmap_changes") - dmap - 1) / 2);
-		check_eq(kview_stat("pool_blocks"), blocks + 1);
-		check(kview_stat("dmap_changes") - dmap >= 3,
-		      "kprobe-pool: no copy fell back to a single page");
-	}
-	bpf_link__destroy(held);
-	undo_view();
-	if (drain_view)
-		undrain_pool();
-out:
-	s = kview_stats_settled(0);
 	check_eq(s.views, 0);
 	check_eq(s.members, 0);
 	check_eq(s.patches, 0);
@@ -664,49 +654,206 @@ out:
 	check_eq(s.pt_pages, 0);
 }
 
-int main(int argc, char **argv)
+static void op_create(struct fa *f, const struct fa_variant *v)
 {
-	static const char *const all[] = {
-		"create", "add-pid", "kprobe", "kprobe-entry", "kretprobe",
-		"kprobe-page", "kprobe-mixed", "kprobe-pool", "tracepoint", "syscall-tp",
-		"raw-tp", "global-detach",
-	};
-	char *spin[] = { workload, "spin", NULL };
-	struct bpf_link *warm;
-	int i;
+	struct op op = { v->name, act_create, undo_view, false, false, 0 };
 
-	workload_path(workload, sizeof(workload));
-	libbpf_set_print(NULL);
-	setup_fault_injection();
-	target = spawn_stopped(spin);
-	resume(target);
-	kskel = load_count();
-	gskel = load_count();
-	past_off = past_site_offset("ksys_read");
-	tskel = tpcount__open();
-	check(tskel, "open tpcount.bpf.o: %s", strerror(errno));
-	bpf_program__set_autoload(tskel->progs.tp_module, false);
-	bpf_program__set_autoload(tskel->progs.rawtp_module, false);
-	check(!tpcount__load(tskel), "load tpcount.bpf.o: %s", strerror(errno));
+	walk(f, &op);
+}
+
+static void op_add_pid(struct fa *f, const struct fa_variant *v)
+{
+	struct op op = { v->name, act_add_pid, undo_add_pid, true, false, 0 };
+
+	with_view(f, 0);
+	walk(f, &op);
+	undo_view(f);
+}
+
+/*
+ * What an attach walks on: @v->prog in a view of the target; first, for
+ * kprobe-page, kp_entry in the view (past the site is on the page of
+ * ksys_read's entry), for kprobe-mixed a global kprobe past the site, for
+ * kprobe-pool the pool drained and its knobs set.
+ */
+static void attach_prepare(struct fa *f, const struct fa_variant *v)
+{
+	with_view(f, f->target);
+	f->prog = bpf_object__find_program_by_name(v->tp ? f->tskel->obj : f->kskel->obj,
+						   v->prog);
+	check(f->prog, "no program %s", v->prog);
+	if (v->hold_entry) {
+		f->held = kview__attach_program(f->view, f->kskel->progs.kp_entry);
+		check(f->held, "attach kp_entry: %s", strerror(errno));
+	}
+	if (v->hold_global) {
+		f->held = attach_kprobe_off(NULL, f->gskel->progs.kp_offset,
+					    "ksys_read", f->past_off);
+		check(f->held, "attach the global kprobe: %s", strerror(errno));
+	}
+	if (v->pool)
+		drain_pool(f, ksym("ksys_read"));
+}
+
+/*
+ * The walk got through once the pool could grow: one new block (a
+ * direct-map change).  Before, the block's allocation failed and the copy
+ * took a single page, made read-only and back (two direct-map changes).
+ */
+static void check_pool_grew(unsigned long blocks, unsigned long dmap)
+{
+	diag("kprobe-pool: the pool grew from %lu to %lu block(s); %lu copy(ies) on the way fell back to a single page",
+	     blocks, kview_stat("pool_blocks"),
+	     (kview_stat("dmap_changes") - dmap - 1) / 2);
+	check_eq(kview_stat("pool_blocks"), blocks + 1);
+	check(kview_stat("dmap_changes") - dmap >= 3,
+	      "kprobe-pool: no copy fell back to a single page");
+}
+
+/* The attach of @v->prog in a view of the target, walked. */
+static void op_attach(struct fa *f, const struct fa_variant *v)
+{
+	struct op op = { v->name, act_attach, undo_attach, false, v->pool, 0 };
+	unsigned long blocks = 0, dmap = 0;
+
+	attach_prepare(f, v);
+	/*
+	 * libbpf 1.1 falls back to a tracefs kprobe event when it cannot
+	 * read the kprobe PMU's type (an injected failure in that read), and
+	 * kview refuses tracefs kprobes in a scope: EOPNOTSUPP, a clean
+	 * refusal with nothing attached (check_same() makes sure).
+	 */
+	if (!v->tp)
+		op.also_clean = EOPNOTSUPP;
+	if (v->pool) {
+		blocks = kview_stat("pool_blocks");
+		dmap = kview_stat("dmap_changes");
+		pool_knobs(f, true);
+	}
+	walk(f, &op);
+	if (v->pool) {
+		pool_knobs(f, false);
+		check_pool_grew(blocks, dmap);
+	}
+	release_link(&f->held);
+	undo_view(f);
+	if (f->drain_view)
+		undrain_pool(f);
+}
+
+/* A case: its operation, walked; nothing is left. */
+static void fa_run(void *fixture, const void *variant)
+{
+	const struct fa_variant *v = variant;
+	struct fa *f = fixture;
+
+	if (v->run)
+		v->run(f, v);
+	else
+		op_attach(f, v);
+	check_clean();
+}
+
+/*
+ * Fault injection set up, the target running, the objects loaded, and
+ * libbpf's probes of kernel features made once (not under injected
+ * failures).
+ */
+static void fa_setup(void *fixture, const void *variant)
+{
+	char *spin[] = { workload, "spin", NULL };
+	struct fa *f = fixture;
+	struct bpf_link *warm;
+
+	(void)variant;
+	setup_fault_injection(f);
+	f->target = spawn_stopped(spin);
+	resume(f->target);
+	f->kskel = load_count();
+	f->gskel = load_count();
+	f->past_off = past_site_offset("ksys_read");
+	f->tskel = tpcount__open();
+	check(f->tskel, "open tpcount.bpf.o: %s", strerror(errno));
+	bpf_program__set_autoload(f->tskel->progs.tp_module, false);
+	bpf_program__set_autoload(f->tskel->progs.rawtp_module, false);
+	check(!tpcount__load(f->tskel), "load tpcount.bpf.o: %s", strerror(errno));
 
 	/* libbpf probes kernel features once: not under injected failures. */
-	with_view(target);
-	warm = kview__attach_program(view, kskel->progs.kp_entry);
+	with_view(f, f->target);
+	warm = kview__attach_program(f->view, f->kskel->progs.kp_entry);
 	check(warm, "warm-up attach: %s", strerror(errno));
 	bpf_link__destroy(warm);
-	undo_view();
+	undo_view(f);
+}
 
-	if (argc > 1) {
-		for (i = 1; i < argc; i++)
-			run_op(argv[i]);
-	} else {
-		for (i = 0; i < (int)(sizeof(all) / sizeof(all[0])); i++)
-			run_op(all[i]);
+/*
+ * No failure armed any more, the knobs back, every link, view and object
+ * released, the target killed.
+ */
+static void fa_teardown(void *fixture, const void *variant)
+{
+	struct fa *f = fixture;
+
+	(void)variant;
+	if (f->nth_fd > 0 && pwrite(f->nth_fd, "0", 1, 0) != 1)
+		diag("teardown: write fail-nth: %s", strerror(errno));
+	if (f->pool_knobs) {
+		put_back("/sys/kernel/debug/fail_page_alloc/min-order", "0", false);
+		put_back("/sys/kernel/debug/failslab/cache-filter", "N", false);
 	}
-	kill(target, SIGKILL);
-	wait_exit(target);
-	count__destroy(gskel);
-	count__destroy(kskel);
-	tpcount__destroy(tskel);
-	return 0;
+	release_link(&f->op_link);
+	release_link(&f->global);
+	release_link(&f->held);
+	undrain_pool(f);
+	release_view(&f->view);
+	count__destroy(f->vk);
+	count__destroy(f->gk);
+	count__destroy(f->gskel);
+	count__destroy(f->kskel);
+	tpcount__destroy(f->tskel);
+	reap_child(f->target);
+	release_fd(&f->nth_fd);
+}
+
+static const struct fa_variant
+	create = { "create", .run = op_create },
+	add_pid = { "add-pid", .run = op_add_pid },
+	kprobe = { "kprobe", .prog = "kp_offset" },
+	kprobe_entry = { "kprobe-entry", .prog = "kp_entry" },
+	kretprobe = { "kretprobe", .prog = "krp_return" },
+	kprobe_page = { "kprobe-page", .prog = "kp_offset", .hold_entry = true },
+	kprobe_mixed = { "kprobe-mixed", .prog = "kp_offset", .hold_global = true },
+	kprobe_pool = { "kprobe-pool", .prog = "kp_offset", .pool = true },
+	tracepoint = { "tracepoint", .prog = "tp_fork", .tp = true },
+	syscall_tp = { "syscall-tp", .prog = "tp_read", .tp = true },
+	raw_tp = { "raw-tp", .prog = "rawtp_enter", .tp = true },
+	global = { "global-detach", .run = global_detach };
+
+static const struct check_case cases[] = {
+	{ "create", fa_run, &create },
+	{ "add-pid", fa_run, &add_pid },
+	{ "kprobe", fa_run, &kprobe },
+	{ "kprobe-entry", fa_run, &kprobe_entry },
+	{ "kretprobe", fa_run, &kretprobe },
+	{ "kprobe-page", fa_run, &kprobe_page },
+	{ "kprobe-mixed", fa_run, &kprobe_mixed },
+	{ "kprobe-pool", fa_run, &kprobe_pool },
+	{ "tracepoint", fa_run, &tracepoint },
+	{ "syscall-tp", fa_run, &syscall_tp },
+	{ "raw-tp", fa_run, &raw_tp },
+	{ "global-detach", fa_run, &global },
+};
+
+static const struct check_suite suite = {
+	.fixture_size = sizeof(struct fa),
+	.setup = fa_setup,
+	.teardown = fa_teardown,
+	CHECK_CASES(cases),
+};
+
+int main(int argc, char **argv)
+{
+	workload_path(workload, sizeof(workload));
+	libbpf_set_print(NULL);
+	return check_main(&suite, argc, argv);
 }
