@@ -642,18 +642,6 @@ static void pool_knobs(struct fa *f, bool on)
 	write_file("/sys/kernel/debug/failslab/cache-filter", on ? "Y" : "N");
 }
 
-/* No view, member, patch or copy is left. */
-static void check_clean(void)
-{
-	struct kview_stats s = kview_stats_settled(0);
-
-	check_eq(s.views, 0);
-	check_eq(s.members, 0);
-	check_eq(s.patches, 0);
-	check_eq(s.pages, 0);
-	check_eq(s.pt_pages, 0);
-}
-
 static void op_create(struct fa *f, const struct fa_variant *v)
 {
 	struct op op = { v->name, act_create, undo_view, false, false, 0 };
@@ -751,7 +739,7 @@ static void fa_run(void *fixture, const void *variant)
 		v->run(f, v);
 	else
 		op_attach(f, v);
-	check_clean();
+	check_stats_clean();
 }
 
 /*

@@ -101,17 +101,6 @@ static unsigned long long counted(struct count *skel, pid_t pid)
 	return map_u32_count(bpf_map__fd(skel->maps.counts), pid);
 }
 
-static void settle_clean(void)
-{
-	struct kview_stats s = kview_stats_settled(0);
-
-	check_eq(s.views, 0);
-	check_eq(s.members, 0);
-	check_eq(s.patches, 0);
-	check_eq(s.pages, 0);
-	check_eq(s.pt_pages, 0);
-}
-
 static unsigned long long child_counts[16];
 
 /* Run workload ARGS... in a view (@opts), return the count per process. */
@@ -135,7 +124,7 @@ static void run(struct lc *f, const char *what, const struct kview_opts *opts,
 		diag("  pid %u: %llu", keys[i], child_counts[i]);
 	}
 	lc_release(f);
-	settle_clean();
+	check_stats_clean();
 }
 
 static void test_threads(void *fixture, const void *variant)
@@ -209,7 +198,7 @@ static void test_exit(void *fixture, const void *variant)
 	check_eq(info.nr_attachments, 1);
 	check_eq(counted(f->skel, f->t), N);
 	lc_release(f);
-	settle_clean();
+	check_stats_clean();
 }
 
 static void test_loop_attach(void *fixture, const void *variant)
@@ -245,7 +234,7 @@ static void test_loop_attach(void *fixture, const void *variant)
 	kill(f->t, SIGKILL);
 	wait_exit(f->t);
 	lc_release(f);
-	settle_clean();
+	check_stats_clean();
 }
 
 static void test_loop_views(void *fixture, const void *variant)
@@ -269,7 +258,7 @@ static void test_loop_views(void *fixture, const void *variant)
 		check(f->kv, "kview__create #%d: %s", i, strerror(errno));
 		release_view(&f->kv);
 	}
-	settle_clean();
+	check_stats_clean();
 	after = mem_free_kb();
 	diag("1000 views created and destroyed: MemFree %ld -> %ld kB", before, after);
 	check(before - after < 2048, "MemFree fell by %ld kB", before - after);
@@ -317,7 +306,7 @@ static void test_concurrent(void *fixture, const void *variant)
 	check(counted(f->skel, f->t) > 0, "the target was never counted");
 	check_eq(counted(f->skel, f->d), 0);
 	lc_release(f);
-	settle_clean();
+	check_stats_clean();
 }
 
 static const struct lc_variant nofollow, follow = { .follow = true },

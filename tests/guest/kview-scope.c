@@ -96,17 +96,6 @@ static size_t keys(struct scope *skel, unsigned int *k, size_t max)
 	return map_u32_keys(bpf_map__fd(skel->maps.counts), k, max);
 }
 
-static void settle_clean(void)
-{
-	struct kview_stats s = kview_stats_settled(0);
-
-	check_eq(s.views, 0);
-	check_eq(s.members, 0);
-	check_eq(s.patches, 0);
-	check_eq(s.pages, 0);
-	check_eq(s.pt_pages, 0);
-}
-
 static void close_pipes(struct sc *f)
 {
 	release_fd(&f->ready[0]);
@@ -260,7 +249,7 @@ static void test_global_perf(void *fixture, const void *variant)
 	check_eq(task, N);
 	check_eq(all, N);
 	sc_release(f);
-	settle_clean();
+	check_stats_clean();
 }
 
 static const char *const exit_progs[] = { "tp_exit", "tp_sigchld",
@@ -303,7 +292,7 @@ static void run_exit(struct sc *f, bool in_view, unsigned long long *got)
 		release_skel(f, i);
 	}
 	release_view(&f->kv);
-	settle_clean();
+	check_stats_clean();
 }
 
 static void test_exit_events(void *fixture, const void *variant)
@@ -399,7 +388,7 @@ static void test_lazy_tlb(void *fixture, const void *variant)
 	check(total > 0, "the view saw nothing of the target");
 	check_eq(after.out_of_scope - before.out_of_scope, 0);
 	release_view(&f->kv);
-	settle_clean();
+	check_stats_clean();
 }
 
 /* /proc/PID/stat's state letter, or 0. */
@@ -506,7 +495,7 @@ static void test_lazy_join(void *fixture, const void *variant)
 	check(hits > 0, "the view saw no switch of the child");
 	check_eq(after.out_of_scope - before.out_of_scope, 0);
 	release_skel(f, 0);
-	settle_clean();
+	check_stats_clean();
 }
 
 #define EFIVARS "/sys/firmware/efi/efivars"
@@ -644,7 +633,7 @@ static void test_efi_runtime(void *fixture, const void *variant)
 	check(counted(f->skels[0], f->t) > 0, "the view saw no switch of the member");
 	check_eq(after.out_of_scope - before.out_of_scope, 0);
 	sc_release(f);
-	settle_clean();
+	check_stats_clean();
 }
 
 static const bool view_join = false, filter_join = true;

@@ -435,12 +435,14 @@ static inline struct kview_stats kview_stats_settled(unsigned int views)
 	return s;
 }
 
-/* Once views settle, none is left, nor a private text or table page. */
+/* Once views settle, no view, member, patch, copy or table page is left. */
 static inline void check_stats_clean(void)
 {
 	struct kview_stats s = kview_stats_settled(0);
 
 	check_eq(s.views, 0);
+	check_eq(s.members, 0);
+	check_eq(s.patches, 0);
 	check_eq(s.pages, 0);
 	check_eq(s.pt_pages, 0);
 }
