@@ -19,6 +19,20 @@
 # Where the kernel maps its text non-global (PTI with PCID), there is no
 # global translation to invalidate, and the test passes either way.
 # Without the fault, kview-isolation passes under both.
+#
+# Under Bochs a run with the fault is all or nothing: its instruction TLB
+# is direct-mapped, 1024 entries indexed by the linear page number's low
+# ten bits, so the stale global entry of ksys_read's page serves every
+# read of the target unless a page the target executes on each iteration
+# (dd's loop, libc's read and write, placed anew by ASLR at each exec)
+# has the same index and evicts it each time; then the target walks its
+# own tables at every read and counts them all.  With a few such pages
+# among 1024 indexes that is under one run in a hundred (seen once in CI:
+# kview 20001, in-eBPF 20001, where other runs count kview 0), so
+# with the fault the test takes up to three runs, each with new
+# processes, and needs one to fail; a TLB that kept no global entry, or
+# a kernel that invalidated anyway, passes all three.  Without the fault
+# one run, which must pass.
 set -uo pipefail
 T=${T:-${KVIEW_BUILD:-$KVIEW_ROOT/build}/tests/guest}
 INJECT=/sys/kernel/debug/kview/inject
@@ -59,9 +73,14 @@ isolation() { # label
 fail=0
 echo stale-tlb >"$INJECT" || exit 1
 [ "$(cat "$INJECT")" = stale-tlb ] || { echo "# $INJECT does not say stale-tlb"; exit 1; }
-if isolation "stale-tlb under $accel"; then
+passed=1
+for run in 1 2 3; do
+	isolation "stale-tlb under $accel, run $run" || { passed=0; break; }
+	[ $expect_fail = 1 ] || break
+done
+if [ $passed = 1 ]; then
 	if [ $expect_fail = 1 ]; then
-		echo "# FAIL: with stale-tlb the isolation test passed under $accel: its TLB did not keep the stale global translations"
+		echo "# FAIL: with stale-tlb the isolation test passed $run times under $accel: its TLB did not keep the stale global translations"
 		fail=1
 	elif [ "$global_text" = 0 ]; then
 		echo "# as expected: no global kernel text, so no global translation to invalidate"
