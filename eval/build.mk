@@ -7,13 +7,14 @@ EVAL_BPF_OUT := $(EVAL_OUT)/bpf
 EVAL_CFLAGS := $(ALL_CFLAGS) -I$(ROOT)/tests/lib -I$(EVAL_BPF_OUT) -I$(ROOT)/eval/bpf \
 	-I$(ROOT)/libbpf-ext/include -I$(UAPI_SRC)
 
-EVAL_GUEST_PROGS := untraced-kprobe memcached per-event attach tools hwcost switch
+EVAL_GUEST_PROGS := untraced-kprobe memcached per-event attach tools hwcost switch scale
 skels_attach := kprobe_count
 skels_per-event := per_event
 skels_untraced-kprobe := kprobe_count
 skels_memcached := memcached_hooks
 skels_hwcost := hwcost
 skels_switch := hwcost
+skels_scale := hwcost
 
 eval-build: $(addprefix $(EVAL_OUT)/guest/,$(EVAL_GUEST_PROGS)) $(EVAL_OUT)/summarize
 
