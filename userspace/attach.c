@@ -25,6 +25,7 @@
 
 #include <kview/kview.h>
 
+#include "container.h"
 #include "kview-cli.h"
 
 #ifndef EM_BPF
@@ -35,10 +36,13 @@ static const char attach_usage[] =
 "Usage: kview attach --pid N [options] prog.o\n"
 "       kview attach -c COMMAND [options] prog.o\n"
 "       kview attach --cgroup PATH [options] prog.o\n"
+"       kview attach --container NAME|ID [--runtime PATH] [--runtime-root DIR]\n"
+"                    [options] prog.o\n"
 "\n"
 "Load prog.o (a BPF ELF object, e.g. built with clang -target bpf) with\n"
 "libbpf and attach every program by its SEC() in the kernel view of process\n"
-"N (or of COMMAND, started for it, or of a cgroup's processes):\n"
+"N (or of COMMAND, started for it, or of a cgroup's or a container's\n"
+"processes):\n"
 "kprobe/FUNC[+OFFSET], kretprobe/FUNC, ksyscall/NAME, kretsyscall/NAME,\n"
 "kprobe.multi/PATTERN, kretprobe.multi/PATTERN, tracepoint/SYSTEM/EVENT\n"
 "(tp/; syscalls/ included), raw_tp/NAME (raw_tracepoint/), tp_btf/NAME,\n"
@@ -47,10 +51,10 @@ static const char attach_usage[] =
 "Uprobes, USDT, LSM, iterators and extensions are refused.\n"
 "Only N (and its threads) runs the probes; every other process runs the\n"
 "kernel as if nothing were attached.  Runs until Ctrl-C or SIGTERM, the\n"
-"duration, or N's (COMMAND's) exit (with --cgroup: Ctrl-C, SIGTERM or the\n"
-"duration); then prints the object's maps on stdout, detaches and exits\n"
-"0.  All or nothing: if one program cannot be attached, none stays\n"
-"attached and kview exits 1.\n"
+"duration, or N's (COMMAND's) exit (with --cgroup and --container: Ctrl-C,\n"
+"SIGTERM or the duration); then prints the object's maps on stdout,\n"
+"detaches and exits 0.  All or nothing: if one program cannot be\n"
+"attached, none stays attached and kview exits 1.\n"
 "\n"
 "Options:\n"
 "  -p, --pid N         the process to trace\n"
@@ -71,6 +75,21 @@ static const char attach_usage[] =
 "                      a threaded cgroup, one within or above another\n"
 "                      cgroup view's; processes already in a pid view stay\n"
 "                      there (kview list counts them as skipped)\n"
+"      --container NAME|ID\n"
+"                      instead of --pid: the processes of an OCI container,\n"
+"                      as --cgroup on its cgroup: kview asks the runtime\n"
+"                      (RUNTIME list --format json) for the container whose\n"
+"                      id is NAME|ID, or else the only one whose id begins\n"
+"                      with it, then (RUNTIME state ID) for its init pid,\n"
+"                      whose cgroup v2 directory (/proc/PID/cgroup) the view\n"
+"                      follows; refused: a stopped container\n"
+"      --runtime PATH  with --container: the OCI runtime to ask, crun or\n"
+"                      runc or a path (default: $KVIEW_OCI_RUNTIME, else\n"
+"                      " OCI_RUNTIME_DEFAULT ")\n"
+"      --runtime-root DIR\n"
+"                      with --container: the runtime's state directory,\n"
+"                      passed as its --root (where a container engine\n"
+"                      keeps it elsewhere than the runtime's default)\n"
 "  -m, --mode MODE     kview (default): in N's kernel view; global: attach\n"
 "                      for every process, as without kview; pre: attach for\n"
 "                      every process, and the kernel skips the programs for\n"
@@ -89,7 +108,7 @@ static const char attach_usage[] =
 "  -h, --help          this help\n"
 "\n"
 "Needs CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON) and ptrace rights over N;\n"
-"CAP_SYS_ADMIN with --cgroup.\n"
+"CAP_SYS_ADMIN with --cgroup and --container.\n"
 "\n"
 "Examples:\n"
 "  kview attach --pid 1234 opens.bpf.o          # until Ctrl-C, then the maps\n"
@@ -97,6 +116,7 @@ static const char attach_usage[] =
 "  kview attach -c 'make -j2' opens.bpf.o       # a command from its start\n"
 "  kview attach --cgroup system.slice/foo.service -d 60 opens.bpf.o\n"
 "                                               # a service's processes\n"
+"  kview attach --container web -d 60 opens.bpf.o  # a container's (crun's)\n"
 "  kview attach -j -p 1234 events.bpf.o | jq .  # records as JSON lines\n";
 
 long parse_number(const char *what, const char *s, long max)
@@ -412,6 +432,8 @@ static void print_attached_json(struct kview_links *links, struct kview *kv,
 		jw_key_string(&w, "cgroup", t->cgroup);
 		if (kv)
 			jw_key_uint(&w, "cgroup_id", t->cgroup_id);
+		if (t->container_id)
+			jw_key_string(&w, "container", t->container_id);
 	} else {
 		jw_key_int(&w, "pid", t->pid);
 	}
@@ -842,7 +864,7 @@ static int attach_teardown(struct attach *a, bool ok)
 	streams_close(&a->streams);
 	kview__destroy(a->kv);
 	bpf_object__close(a->obj);
-	free(a->t.cgroup);
+	target_free(&a->t);
 	if (a->nfds > 1 && a->pfd[1].fd >= 0)
 		close(a->pfd[1].fd);
 	if (a->sfd >= 0)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What kview attach and kview exec are pointed at: the options they share,
- * a cgroup (--cgroup), and a command started held (-c): /bin/sh -c CMD is
- * forked at once but blocked before its exec until it is released, so that
- * a view can be made on it, and hooks attached, before its first
- * instruction.
+ * a cgroup (--cgroup, or a container's, --container: container.c), and a
+ * command started held (-c): /bin/sh -c CMD is forked at once but blocked
+ * before its exec until it is released, so that a view can be made on it,
+ * and hooks attached, before its first instruction.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +51,21 @@ bool target_option(struct target *t, int c, const char *arg)
 		free(t->cgroup);
 		t->cgroup = cgroup_path(arg);
 		return true;
+	case TARGET_OPT_CONTAINER:
+		if (!*arg)
+			die("--container wants a container id or the beginning of one, got an empty one");
+		t->container = arg;
+		return true;
+	case TARGET_OPT_RUNTIME:
+		if (!*arg)
+			die("--runtime wants an OCI runtime (crun, runc or a path), got an empty one");
+		t->runtime = arg;
+		return true;
+	case TARGET_OPT_RUNTIME_ROOT:
+		if (!*arg)
+			die("--runtime-root wants a directory, got an empty one");
+		t->runtime_root = arg;
+		return true;
 	case 'f':
 		t->opts.follow_fork = true;
 		return true;
@@ -67,23 +82,38 @@ bool target_option(struct target *t, int c, const char *arg)
 	return false;
 }
 
-void target_check(const struct target *t, const char *cmd)
+void target_check(struct target *t, const char *cmd)
 {
-	if (!!t->pid + !!t->command + !!t->cgroup != 1)
-		die("%s needs one of --pid N, -c COMMAND or --cgroup PATH (see kview %s --help)",
+	if (!!t->pid + !!t->command + !!t->cgroup + !!t->container != 1)
+		die("%s needs one of --pid N, -c COMMAND, --cgroup PATH or --container ID (see kview %s --help)",
 		    cmd, cmd);
 	if (t->command && !*t->command)
 		die("-c wants a command, got an empty one");
 	if (t->cgroup && (t->opts.follow_fork || t->opts.follow_exec))
 		die("--follow-fork and --follow-exec do not go with --cgroup: the view follows the processes of %s, their forks, execs and moves included",
 		    t->cgroup);
+	if (t->container && (t->opts.follow_fork || t->opts.follow_exec))
+		die("--follow-fork and --follow-exec do not go with --container: the view follows the processes of the container's cgroup, their forks, execs and moves included");
+	if (!t->container && (t->runtime || t->runtime_root))
+		die("--runtime and --runtime-root go with --container (see kview %s --help)", cmd);
+	if (t->container)
+		target_container(t);
+}
+
+void target_free(struct target *t)
+{
+	free(t->cgroup);
+	free(t->container_id);
+	t->cgroup = t->container_id = NULL;
 }
 
 const char *target_name(const struct target *t)
 {
-	static char buf[PATH_MAX + 16];
+	static char buf[2 * PATH_MAX + 32];
 
-	if (t->cgroup)
+	if (t->container_id)
+		snprintf(buf, sizeof(buf), "container %s in cgroup %s", t->container_id, t->cgroup);
+	else if (t->cgroup)
 		snprintf(buf, sizeof(buf), "cgroup %s", t->cgroup);
 	else
 		snprintf(buf, sizeof(buf), "pid %d", t->pid);

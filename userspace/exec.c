@@ -40,20 +40,23 @@
 
 #include <kview/kview.h>
 
+#include "container.h"
 #include "kview-cli.h"
 
 static const char exec_usage[] =
 "Usage: kview exec --pid N [options] -- TOOL [ARGS...]\n"
 "       kview exec -c COMMAND [options] -- TOOL [ARGS...]\n"
 "       kview exec --cgroup PATH [options] -- TOOL [ARGS...]\n"
+"       kview exec --container NAME|ID [--runtime PATH] [--runtime-root DIR]\n"
+"                  [options] -- TOOL [ARGS...]\n"
 "\n"
 "Run an unmodified tracing tool (bpftrace, bcc's libbpf-tools, any libbpf\n"
 "program) in the kernel view of process N (or of a cgroup's processes,\n"
-"--cgroup): every kernel hook TOOL creates with the ordinary APIs\n"
-"(kprobes, kretprobes, kprobe_multi, tracepoints, syscall and raw\n"
-"tracepoints, BPF trampolines: fentry/fexit/fmod_ret, bpftrace kfunc:) is\n"
-"written into N's view only, so only N runs it and no other process pays\n"
-"for it.  What a view cannot scope is refused with\n"
+"--cgroup, or a container's, --container): every kernel hook TOOL creates\n"
+"with the ordinary APIs (kprobes, kretprobes, kprobe_multi, tracepoints,\n"
+"syscall and raw tracepoints, BPF trampolines: fentry/fexit/fmod_ret,\n"
+"bpftrace kfunc:) is written into N's view only, so only N runs it and no\n"
+"other process pays for it.  What a view cannot scope is refused with\n"
 "EOPNOTSUPP, which TOOL reports, and kview exec names: it is never\n"
 "attached for every process: hooks in modules (tracepoints, trampolines),\n"
 "LSM and extension programs, tracefs kprobe_events and event enabling.\n"
@@ -89,6 +92,22 @@ static const char exec_usage[] =
 "                       another cgroup view's; processes already in a pid\n"
 "                       view stay there (kview list counts them as\n"
 "                       skipped).  Runs until TOOL exits\n"
+"      --container NAME|ID\n"
+"                       instead of --pid: the processes of an OCI\n"
+"                       container, as --cgroup on its cgroup: kview asks\n"
+"                       the runtime (RUNTIME list --format json) for the\n"
+"                       container whose id is NAME|ID, or else the only\n"
+"                       one whose id begins with it, then (RUNTIME state\n"
+"                       ID) for its init pid, whose cgroup v2 directory\n"
+"                       (/proc/PID/cgroup) the view follows; refused: a\n"
+"                       stopped container.  Runs until TOOL exits\n"
+"      --runtime PATH   with --container: the OCI runtime to ask, crun or\n"
+"                       runc or a path (default: $KVIEW_OCI_RUNTIME, else\n"
+"                       " OCI_RUNTIME_DEFAULT ")\n"
+"      --runtime-root DIR\n"
+"                       with --container: the runtime's state directory,\n"
+"                       passed as its --root (where a container engine\n"
+"                       keeps it elsewhere than the runtime's default)\n"
 "  -f, --follow-fork    also trace N's children forked from now on\n"
 "  -e, --follow-exec    keep tracing N (and children) across exec\n"
 "  -m, --mode MODE      kview (default): N's kernel view; pre: TOOL's hooks\n"
@@ -118,9 +137,11 @@ static const char exec_usage[] =
 "  kview exec --cgroup system.slice/foo.service -- bpftrace -e\n"
 "      'tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }'\n"
 "                                              the service's opens\n"
+"  kview exec --container web -- opensnoop     files opened in container\n"
+"                                              web (crun's)\n"
 "\n"
 "Needs CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON) and ptrace rights over N;\n"
-"CAP_SYS_ADMIN with --cgroup.\n";
+"CAP_SYS_ADMIN with --cgroup and --container.\n";
 
 /*
  * Hooks whose events a task runs on another task's behalf: in a view they
@@ -615,10 +636,14 @@ static void exec_view(struct exec *e)
 	e->st.view_id = info.id;
 }
 
-/* TOOL runs: in which view, on what. */
+/*
+ * TOOL runs: in which view, on what.  With -j, a view on a cgroup adds
+ * the cgroup, its id and the container's id to the note.
+ */
 static void exec_note_started(const struct exec *e)
 {
-	char on[PATH_MAX + 64];
+	char on[2 * PATH_MAX + 64], msg[2 * PATH_MAX + 256];
+	struct json_writer w;
 
 	if (e->st.quiet)
 		return;
@@ -628,10 +653,21 @@ static void exec_note_started(const struct exec *e)
 		snprintf(on, sizeof(on), "%s (id %llu)", target_name(&e->t), e->t.cgroup_id);
 	else
 		snprintf(on, sizeof(on), "%s", target_name(&e->t));
-	note("%s (pid %d) runs in the attach scope of %s %u on %s%s%s",
-	     e->st.tool, e->tool.pid, e->t.opts.filter ? "filter view" : "view",
-	     e->st.view_id, on, e->t.opts.follow_fork ? ", following forks" : "",
-	     e->t.opts.follow_exec ? ", following execs" : "");
+	snprintf(msg, sizeof(msg), "%s (pid %d) runs in the attach scope of %s %u on %s%s%s",
+		 e->st.tool, e->tool.pid, e->t.opts.filter ? "filter view" : "view",
+		 e->st.view_id, on, e->t.opts.follow_fork ? ", following forks" : "",
+		 e->t.opts.follow_exec ? ", following execs" : "");
+	if (!json_output || !e->t.cgroup) {
+		note("%s", msg);
+		return;
+	}
+	json_message(&w, "note", msg);
+	jw_key_uint(&w, "view", e->st.view_id);
+	jw_key_string(&w, "cgroup", e->t.cgroup);
+	jw_key_uint(&w, "cgroup_id", e->t.cgroup_id);
+	if (e->t.container_id)
+		jw_key_string(&w, "container", e->t.container_id);
+	jw_end_object(&w);
 }
 
 /* The view (and the command, held), TOOL in its scope. */
@@ -812,6 +848,6 @@ int cmd_exec(int argc, char **argv)
 	if (e.cmd_pidfd >= 0)
 		close(e.cmd_pidfd);
 	close(e.sfd);
-	free(e.t.cgroup);
+	target_free(&e.t);
 	return exit_code(e.tool_status);
 }

@@ -44,23 +44,35 @@ const char *create_error(int err, pid_t pid);
 
 /*
  * What kview attach and kview exec are pointed at, from the options they
- * share: -p/--pid N, -c/--command CMD or --cgroup PATH, -f/--follow-fork,
+ * share: -p/--pid N, -c/--command CMD, --cgroup PATH or --container
+ * NAME|ID (with --runtime PATH, --runtime-root DIR), -f/--follow-fork,
  * -e/--follow-exec, -q/--quiet, -j/--json.  kview_opts' filter is -m pre.
  */
 struct target {
 	pid_t pid;
 	const char *command;
-	char *cgroup;		/* --cgroup's directory, made absolute */
+	/* --cgroup's directory, made absolute; --container's, found */
+	char *cgroup;
 	unsigned long long cgroup_id;	/* its view's (KVIEW_IOC_INFO) */
+	const char *container;	/* --container: an id or the start of one */
+	char *container_id;	/* the runtime's whole id for it */
+	const char *runtime;	/* --runtime */
+	const char *runtime_root;	/* --runtime-root */
 	struct kview_opts opts;
 	bool quiet;
 };
 #define TARGET_SHORTOPTS "p:c:feqj"
 #define TARGET_OPT_CGROUP 256
+#define TARGET_OPT_CONTAINER 257
+#define TARGET_OPT_RUNTIME 258
+#define TARGET_OPT_RUNTIME_ROOT 259
 #define TARGET_LONGOPTS \
 	{ "pid", required_argument, NULL, 'p' }, \
 	{ "command", required_argument, NULL, 'c' }, \
 	{ "cgroup", required_argument, NULL, TARGET_OPT_CGROUP }, \
+	{ "container", required_argument, NULL, TARGET_OPT_CONTAINER }, \
+	{ "runtime", required_argument, NULL, TARGET_OPT_RUNTIME }, \
+	{ "runtime-root", required_argument, NULL, TARGET_OPT_RUNTIME_ROOT }, \
 	{ "follow-fork", no_argument, NULL, 'f' }, \
 	{ "follow-exec", no_argument, NULL, 'e' }, \
 	{ "quiet", no_argument, NULL, 'q' }, \
@@ -71,10 +83,21 @@ void target_init(struct target *t);
 /* Take option @c (with @arg) if it is one of the shared ones. */
 bool target_option(struct target *t, int c, const char *arg);
 /*
- * After the options: exactly one of --pid, -c and --cgroup, no follow
- * flags with --cgroup, or die (@cmd: "attach").
+ * After the options: exactly one of --pid, -c, --cgroup and --container,
+ * no follow flags with --cgroup or --container, --runtime and
+ * --runtime-root only with --container, or die (@cmd: "attach").  Then
+ * --container's cgroup, from the runtime (target_container()).
  */
-void target_check(const struct target *t, const char *cmd);
+void target_check(struct target *t, const char *cmd);
+/*
+ * --container: ask the OCI runtime for the container (an exact id, else
+ * a unique id prefix), its init pid and that process's cgroup v2
+ * directory: @t->container_id and @t->cgroup; or die with one line
+ * (container.c).
+ */
+void target_container(struct target *t);
+/* Free what the target's options allocated. */
+void target_free(struct target *t);
 /*
  * --cgroup: the view on the cgroup's subtree (@t's opts: -m pre makes it
  * a filter view), its cgroup id in @t; or die with a line naming the
@@ -83,7 +106,10 @@ void target_check(const struct target *t, const char *cmd);
 struct kview *target_cgroup_view(struct target *t);
 /* @path opened as a cgroup v2 directory, or die with a line naming it. */
 int cgroup_open(const char *path);
-/* "pid N", "cgroup PATH": the target in kview's messages. */
+/*
+ * "pid N", "cgroup PATH", "container ID in cgroup PATH": the target in
+ * kview's messages.
+ */
 const char *target_name(const struct target *t);
 
 /* pidfd_open(2), which glibc 2.36 has no wrapper for. */

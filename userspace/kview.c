@@ -2,8 +2,9 @@
 /*
  * kview: attach eBPF programs to one process's kernel view.
  *
- *   kview attach (--pid N | -c COMMAND | --cgroup PATH) [options] prog.o
- *   kview exec (--pid N | -c COMMAND | --cgroup PATH) [options] -- TOOL [ARGS...]
+ *   kview attach (--pid N | -c COMMAND | --cgroup PATH | --container ID) [options] prog.o
+ *   kview exec (--pid N | -c COMMAND | --cgroup PATH | --container ID) [options]
+ *	-- TOOL [ARGS...]
  *   kview list
  *   (-j anywhere: JSON lines)
  */
@@ -35,6 +36,9 @@ static const char usage_text[] =
 "  exec --cgroup PATH [...] -- TOOL  the same on the processes of a cgroup\n"
 "                                     (attach --cgroup PATH too; PATH is\n"
 "                                     relative to " CGROUP_MOUNT ")\n"
+"  exec --container ID [...] -- TOOL the same on a container's processes\n"
+"                                     (its cgroup, which kview asks the OCI\n"
+"                                     runtime for; attach --container too)\n"
 "  list                              show the kernel views\n"
 "\n"
 "Options (before or after COMMAND):\n"

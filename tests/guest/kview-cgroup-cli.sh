@@ -115,9 +115,9 @@ say "cgroup a (id $IDA): pid $A1; cgroup b (id $IDB): pid $B1"
 "$K" exec --help | grep -q -- '--cgroup PATH' || bad "kview exec --help says nothing of --cgroup"
 "$K" attach --help | grep -q -- '--cgroup PATH' || bad "kview attach --help says nothing of --cgroup"
 O=$B/userspace/examples/syscall_count.bpf.o
-expect_error "cgroup and pid" "exec needs one of --pid N, -c COMMAND or --cgroup PATH" \
+expect_error "cgroup and pid" "exec needs one of --pid N, -c COMMAND, --cgroup PATH or --container ID" \
 	exec --pid $A1 --cgroup kview-cli/a -- true
-expect_error "cgroup and -c" "attach needs one of --pid N, -c COMMAND or --cgroup PATH" \
+expect_error "cgroup and -c" "attach needs one of --pid N, -c COMMAND, --cgroup PATH or --container ID" \
 	attach -c true --cgroup kview-cli/a "$O"
 expect_error "cgroup and --follow-fork" "--follow-fork and --follow-exec do not go with --cgroup" \
 	exec --cgroup kview-cli/a --follow-fork -- true
