@@ -72,12 +72,13 @@ $(KSELFTEST_OUT)/kview_test: $(KSELFTEST_SRC)/kview_test.c $(KHDR)/usr/include/l
 	$(Q)$(MAKE) -s -C $(KSELFTEST_SRC) OUTPUT=$(KSELFTEST_OUT) \
 		KHDR_INCLUDES="-isystem $(KHDR)/usr/include"
 
-# Host unit tests of the CLI's BTF printer and JSON writer, of
-# libkview's kview/views parser and of the C tests' suites (tests/host/).
+# Host unit tests of the CLI's BTF printer, JSON writer and reader
+# (--container's matching with it), of libkview's kview/views parser and
+# of the C tests' suites (tests/host/).
 TEST_HOST_OUT := $(BUILD)/tests/host
 tests: tests-host
 tests-host: $(TEST_HOST_OUT)/btf-printer $(TEST_HOST_OUT)/json-writer $(TEST_HOST_OUT)/views-parser \
-	$(TEST_HOST_OUT)/check-suite
+	$(TEST_HOST_OUT)/check-suite $(TEST_HOST_OUT)/container-match
 $(TEST_HOST_OUT)/btf-printer: $(ROOT)/tests/host/btf-printer.c $(ROOT)/userspace/dump.c \
 		$(ROOT)/userspace/json.c $(ROOT)/userspace/json.h $(ROOT)/userspace/kview-cli.h
 	@mkdir -p $(@D)
@@ -90,6 +91,14 @@ $(TEST_HOST_OUT)/json-writer: $(ROOT)/tests/host/json-writer.c $(ROOT)/userspace
 	@echo "  CC      tests/host/json-writer"
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -I$(ROOT)/userspace $(ROOT)/tests/host/json-writer.c \
 		$(ROOT)/userspace/json.c -o $@
+$(TEST_HOST_OUT)/container-match: $(ROOT)/tests/host/container-match.c $(ROOT)/userspace/container.c \
+		$(ROOT)/userspace/container.h $(ROOT)/userspace/json-read.c $(ROOT)/userspace/json-read.h \
+		$(ROOT)/userspace/kview-cli.h
+	@mkdir -p $(@D)
+	@echo "  CC      tests/host/container-match"
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -I$(ROOT)/userspace -I$(ROOT)/libbpf-ext/include -I$(UAPI_SRC) \
+		$(ROOT)/tests/host/container-match.c $(ROOT)/userspace/container.c \
+		$(ROOT)/userspace/json-read.c -o $@
 $(TEST_HOST_OUT)/views-parser: $(ROOT)/tests/host/views-parser.c $(LIBKVIEW_A) \
 		$(ROOT)/libbpf-ext/include/kview/kview.h
 	@mkdir -p $(@D)
