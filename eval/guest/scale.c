@@ -26,7 +26,8 @@
  *      text_poke() of its arming walks every view, finding no copy) and
  *      on one whose entry lies on the page of a view function ("near":
  *      each text_poke() is replayed into every view's copy), attach and
- *      detach timed;
+ *      detach timed; the same before step 2, with the processes there and
+ *      no view (kview's static key off), as the point's own baseline;
  *   6. context switches: pipe ping-pong (as eval/guest/switch.c: SCHED_BATCH,
  *      2 context switches a round trip, ROUNDTRIPS measured after 1000
  *      unmeasured) between a process added to the first view and one added
@@ -39,16 +40,22 @@
  *      (mcload.h), untraced, with the views there (MC_SECONDS 0: left out);
  *   8. teardown: each view's links destroyed and its fd closed, timed,
  *      then the wait until kview/stats shows no view (the views are freed
- *      from a work item), then the processes and cgroups go.
+ *      from a work item);
+ *   9. the same probes without kview, for comparison: once no view is
+ *      left and kview's static key is off, K kprobes attached globally
+ *      for each view that was made (as one tool per process with its own
+ *      in-eBPF pid filter would attach them), each tool's attach and
+ *      detach timed, /proc/meminfo before and after the attach; then the
+ *      processes and cgroups go.
  *
- * N = 0 is the point without views: the driver waits until every view is
- * gone and 2 s more (kview's static key goes off 1 s after the last view),
- * so its switches, global attaches and memcached are the kernel's without
- * kview.  Round 0 is a warm-up; each round runs every point once, in an
- * order that rotates with the round.  Times are CLOCK_MONOTONIC: under
- * the icount clock, guest instructions, plus the idle time the guest
- * waits (RCU grace periods at kprobe unregistration), at which the clock
- * jumps.
+ * Every point starts without a view: the driver waits until every view is
+ * gone, starts the processes and waits 2 s more (kview's static key goes
+ * off 1 s after the last view), so that N = 0, and each point's baseline
+ * of step 5, is the kernel without kview.  Round 0 is a warm-up; each
+ * round runs every point once, in an order that rotates with the round.
+ * Times are CLOCK_MONOTONIC: under the icount clock, guest instructions,
+ * plus the idle time the guest waits (RCU grace periods at kprobe
+ * unregistration), at which the clock jumps.
  *
  *   scale ROUNDS LADDER KPROBES ROUNDTRIPS MC_SECONDS RUNS.csv VIEWS.csv FUNCS.txt
  *
@@ -567,6 +574,10 @@ struct view {
 	int create_err, attach_err;
 	long long create_ns, attach_ns, detach_ns, close_ns;
 	struct kview_info info;
+	/* Step 9: the tool's K global links */
+	struct bpf_link *glinks[MAXK];
+	int nglinks;
+	long long g_attach_ns, g_detach_ns;
 };
 
 static struct view views[MAXN + CG_MAX];
@@ -575,10 +586,13 @@ struct point {
 	int n, round, nviews_wanted, cg_wanted, pid_views, cg_views;
 	int refused_err, refused_at, attach_err;
 	long long create_ns, attach_ns, detach_ns, close_ns, settle_ns;
-	struct meminfo m0, m1, m2;
+	long long g_attach_ns, g_detach_ns;
+	int g_attach_err;
+	struct meminfo m0, m1, m2, gm0, gm1;
 	struct kstats k1, k2;
 	unsigned long long views_bytes, views_listed, views_members, hits;
 	long long far_attach_ns, far_detach_ns, near_attach_ns, near_detach_ns;
+	long long far_pre_attach_ns, far_pre_detach_ns, near_pre_attach_ns, near_pre_detach_ns;
 	struct pingpong cross, untraced;
 	bool have_cross;
 	unsigned long long mc_tps, mc_ops;
@@ -684,6 +698,48 @@ static void detach_views(struct point *p)
 	}
 }
 
+/*
+ * Step 9: K global kprobes for each view that was made, attached one tool
+ * after the other, then detached; the kernel without kview (no view, the
+ * static key off).
+ */
+static void global_series(struct point *p, struct hwcost *skel)
+{
+	int i, k, nv = p->pid_views + p->cg_views;
+	struct view *v;
+	long long t0;
+
+	sleep(2);
+	p->gm0 = meminfo();
+	for (i = 0; i < nv && !p->g_attach_err; i++) {
+		v = &views[i];
+		t0 = now_ns();
+		for (k = 0; k < nkprobes; k++) {
+			v->glinks[k] = bpf_program__attach_kprobe(skel->progs.hw_kprobe, false,
+								  funcs[k]);
+			if (!v->glinks[k]) {
+				p->g_attach_err = errno;
+				progress("tool %d: global kprobe %s refused: %s (%s)", i + 1,
+					 funcs[k], errname(errno), strerror(errno));
+				break;
+			}
+			v->nglinks++;
+		}
+		v->g_attach_ns = now_ns() - t0;
+		p->g_attach_ns += v->g_attach_ns;
+	}
+	sleep(1);
+	p->gm1 = meminfo();
+	for (i = 0; i < nv; i++) {
+		v = &views[i];
+		t0 = now_ns();
+		for (k = 0; k < v->nglinks; k++)
+			bpf_link__destroy(v->glinks[k]);
+		v->g_detach_ns = now_ns() - t0;
+		p->g_detach_ns += v->g_detach_ns;
+	}
+}
+
 /* kview/views through libkview's parser: the views' own bytes and members. */
 static void read_views(struct point *p)
 {
@@ -709,11 +765,8 @@ static void run_point(struct point *p, struct hwcost *skel, long roundtrips, int
 	p->cg_wanted = p->n / CG_EVERY < CG_MAX ? p->n / CG_EVERY : CG_MAX;
 	p->nviews_wanted = p->n + p->cg_wanted;
 	total = p->nviews_wanted;
-	/* Every point starts without a view; N = 0 also without the static key. */
+	/* Every point starts without a view. */
 	wait_no_views(60);
-	if (!p->n)
-		sleep(2);
-
 	check(!pipe2(idle_pipe, O_CLOEXEC), "pipe: %s", strerror(errno));
 	memset(views, 0, sizeof(views[0]) * total);
 	for (i = 0; i < total; i++) {
@@ -722,7 +775,15 @@ static void run_point(struct point *p, struct hwcost *skel, long roundtrips, int
 		if (views[i].cgroup)
 			cgfds[i - p->n] = cgroup_with(i - p->n, views[i].pid);
 	}
-	/* Let the forks' deferred work (and the last point's frees) settle. */
+	/*
+	 * kview's static key off (1 s after the last view went), the forks'
+	 * deferred work done: the global attaches with the processes and
+	 * without views, then, settled again, memory.
+	 */
+	sleep(2);
+	p->far_pre_attach_ns = global_probe(skel, funcs[nkprobes], &p->far_pre_detach_ns);
+	if (near_func[0])
+		p->near_pre_attach_ns = global_probe(skel, near_func, &p->near_pre_detach_ns);
 	sleep(1);
 	p->m0 = meminfo();
 	create_views(p, cgfds);
@@ -767,6 +828,7 @@ static void run_point(struct point *p, struct hwcost *skel, long roundtrips, int
 
 	detach_views(p);
 	p->settle_ns = wait_no_views(300);
+	global_series(p, skel);
 	close(idle_pipe[1]);
 	close(idle_pipe[0]);
 	for (i = 0; i < total; i++)
@@ -774,6 +836,9 @@ static void run_point(struct point *p, struct hwcost *skel, long roundtrips, int
 	cgroups_remove(p->cg_wanted);
 	check(!p->hits, "the views' probes fired %llu times: something here calls %s..%s",
 	      p->hits, funcs[0], funcs[nkprobes - 1]);
+	check(!skel->bss->hits_traced && !skel->bss->hits_other,
+	      "the global probes fired: something here calls %s..%s", funcs[0],
+	      funcs[nkprobes - 1]);
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -786,9 +851,10 @@ static void emit_point(FILE *out, const struct point *p, int warmup, long roundt
 		"%lld,%lld,%lld,%lld,%lld,"
 		"%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,"
 		"%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,"
-		"%lld,%lld,%lld,%lld,"
+		"%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,"
 		"%ld,%d,%lld,%llu,%llu,%llu,%llu,%lld,%lld,%llu,%llu,%llu,%llu,%lld,"
-		"%llu,%llu,%lld,%llu\n",
+		"%llu,%llu,%lld,%llu,"
+		"%lld,%lld,%s,%lld,%lld,%lld,%lld\n",
 		clock_name(), p->round, warmup, p->n, nkprobes, p->n, p->pid_views,
 		p->cg_wanted, p->cg_views, errname(p->refused_err),
 		p->refused_err ? p->refused_at : -1, errname(p->attach_err),
@@ -799,11 +865,14 @@ static void emit_point(FILE *out, const struct point *p, int warmup, long roundt
 		p->k2.pages, p->k2.pt_pages, p->k2.pool_blocks, p->k2.pool_free,
 		p->views_listed, p->views_bytes,
 		p->far_attach_ns, p->far_detach_ns, near_func[0] ? p->near_attach_ns : -1,
-		near_func[0] ? p->near_detach_ns : -1,
+		near_func[0] ? p->near_detach_ns : -1, p->far_pre_attach_ns, p->far_pre_detach_ns,
+		near_func[0] ? p->near_pre_attach_ns : -1, near_func[0] ? p->near_pre_detach_ns : -1,
 		roundtrips, p->have_cross, p->have_cross ? c->ns : -1, c->switch_in,
 		c->inval_pages, c->inval_full, c->flush_cpus, p->have_cross ? c->ctxsw : -1,
 		u->ns, u->switch_in, u->inval_pages, u->inval_full, u->flush_cpus, u->ctxsw,
-		p->mc_tps, p->mc_ops, p->mc_cpu_ns, p->hits);
+		p->mc_tps, p->mc_ops, p->mc_cpu_ns, p->hits,
+		p->g_attach_ns, p->g_detach_ns, errname(p->g_attach_err), p->gm0.avail_kb,
+		p->gm1.avail_kb, p->gm0.slab_kb, p->gm1.slab_kb);
 	fflush(out);
 }
 
@@ -815,10 +884,12 @@ static const char runs_header[] =
 	"empty_pages,empty_pt_pages,views,members,patches,pages,pt_pages,pool_blocks,pool_free,"
 	"views_listed,views_bytes,"
 	"far_attach_ns,far_detach_ns,near_attach_ns,near_detach_ns,"
+	"far_pre_attach_ns,far_pre_detach_ns,near_pre_attach_ns,near_pre_detach_ns,"
 	"roundtrips,cross,cross_ns,cross_switch_in,cross_inval_pages,cross_inval_full,"
 	"cross_flush_cpus,cross_ctxsw,untraced_ns,untraced_switch_in,untraced_inval_pages,"
 	"untraced_inval_full,untraced_flush_cpus,untraced_ctxsw,"
-	"mc_tps,mc_ops,mc_cpu_ns,hits\n";
+	"mc_tps,mc_ops,mc_cpu_ns,hits,"
+	"g_attach_ns,g_detach_ns,g_attach_errno,g_avail_kb0,g_avail_kb1,g_slab_kb0,g_slab_kb1\n";
 
 static void emit_views(FILE *out, const struct point *p, int warmup)
 {
@@ -827,12 +898,12 @@ static void emit_views(FILE *out, const struct point *p, int warmup)
 
 	for (i = 0; i < total; i++) {
 		v = &views[i];
-		fprintf(out, "scale,%s,%d,%d,%d,%s,%d,%s,%s,%lld,%lld,%lld,%lld,%u,%u,%u,%u,%llu\n",
+		fprintf(out, "scale,%s,%d,%d,%d,%s,%d,%s,%s,%lld,%lld,%lld,%lld,%u,%u,%u,%u,%llu,%lld,%lld\n",
 			clock_name(), p->round, warmup, p->n, v->cgroup ? "cgroup" : "pid", i,
 			errname(v->create_err), errname(v->attach_err), v->create_ns,
 			v->attach_ns, v->detach_ns, v->close_ns, v->info.nr_attachments,
 			v->info.nr_patches, v->info.nr_pages, v->info.nr_pt_pages,
-			(unsigned long long)v->info.bytes);
+			(unsigned long long)v->info.bytes, v->g_attach_ns, v->g_detach_ns);
 	}
 	fflush(out);
 }
@@ -855,7 +926,7 @@ static int parse_ladder(char *s, int *ns)
 int main(int argc, char **argv)
 {
 	struct rlimit nofile = { 1 << 16, 1 << 16 };
-	int rounds, ladder[MAXLADDER], nladder, r, i, mc_seconds;
+	int rounds, ladder[MAXLADDER], nladder, r, i, mc_seconds, nv;
 	FILE *out, *vout, *fout;
 	struct hwcost *skel;
 	struct point p;
@@ -902,7 +973,7 @@ int main(int argc, char **argv)
 	vout = fopen(argv[7], "w");
 	check(out && vout, "%s, %s: %s", argv[6], argv[7], strerror(errno));
 	fputs(runs_header, out);
-	fputs("bench,clock,round,warmup,n,kind,index,create_errno,attach_errno,create_ns,attach_ns,detach_ns,close_ns,attachments,patches,pages,pt_pages,bytes\n",
+	fputs("bench,clock,round,warmup,n,kind,index,create_errno,attach_errno,create_ns,attach_ns,detach_ns,close_ns,attachments,patches,pages,pt_pages,bytes,g_attach_ns,g_detach_ns\n",
 	      vout);
 	for (r = 0; r <= rounds; r++) {
 		for (i = 0; i < nladder; i++) {
@@ -912,12 +983,11 @@ int main(int argc, char **argv)
 			run_point(&p, skel, roundtrips, mc_seconds);
 			emit_point(out, &p, r == 0, roundtrips);
 			emit_views(vout, &p, r == 0);
-			progress("round %d/%d N=%d: %d+%d views (of %d+%d; refused: %s), per view create %.3f ms, attach %.3f ms, detach %.3f ms; %llu KiB of copies and tables; ping-pong %.1f (views) %.1f (untraced) ns/round trip; memcached %llu TPS",
+			nv = p.pid_views + p.cg_views ? p.pid_views + p.cg_views : 1;
+			progress("round %d/%d N=%d: %d+%d views (of %d+%d; refused: %s), per view create %.3f ms, attach %.3f ms, detach %.3f ms (global: attach %.3f ms, detach %.3f ms); %llu KiB of copies and tables; ping-pong %.1f (views) %.1f (untraced) ns/round trip; memcached %llu TPS",
 				 r, rounds, p.n, p.pid_views, p.cg_views, p.n, p.cg_wanted,
-				 errname(p.refused_err),
-				 p.pid_views + p.cg_views ? p.create_ns / 1e6 / (p.pid_views + p.cg_views) : 0,
-				 p.pid_views + p.cg_views ? p.attach_ns / 1e6 / (p.pid_views + p.cg_views) : 0,
-				 p.pid_views + p.cg_views ? p.detach_ns / 1e6 / (p.pid_views + p.cg_views) : 0,
+				 errname(p.refused_err), p.create_ns / 1e6 / nv, p.attach_ns / 1e6 / nv,
+				 p.detach_ns / 1e6 / nv, p.g_attach_ns / 1e6 / nv, p.g_detach_ns / 1e6 / nv,
 				 p.views_bytes / 1024,
 				 p.have_cross ? (double)p.cross.ns / roundtrips : 0.0,
 				 (double)p.untraced.ns / roundtrips, p.mc_tps);
