@@ -24,6 +24,14 @@
  *                 meanwhile: the target's syscalls reach the global trace,
  *                 the view keeps its jump after the global disable, and the
  *                 copy equals the global text after the view's detach
+ *   many          200 views at once (MANY_VIEWS; the limit was 64), each
+ *                 of one stopped process and holding the same kprobe on
+ *                 ksys_read's ftrace site: a global kprobe event on
+ *                 another function of that page reaches every copy, and
+ *                 its removal too; two of the processes and one in no
+ *                 view read: each view's program counts its own process's
+ *                 reads exactly and the others' counts do not move; all
+ *                 of it is gone after the detach
  *
  * One suite (tests/lib/harness.h): the fixture is what a case makes (the
  * target, the view, the objects and links) and the global tracing state it
@@ -34,6 +42,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 #include "kvtest.h"
 #include "count.skel.h"
@@ -43,6 +52,9 @@
 #define TRACING "/sys/kernel/tracing/"
 
 static char workload[4096];
+
+struct many;
+static void many_release(struct many *m);
 
 /* What the case made or changed; NULL, 0 or false is what it did not. */
 struct mir {
@@ -56,6 +68,7 @@ struct mir {
 	bool tracer;			/* the function tracer's settings */
 	bool sysctl;			/* kernel.bpf_stats_enabled */
 	bool event;			/* raw_syscalls/sys_enter enabled */
+	struct many *many;		/* many's processes, views, objects */
 };
 
 static void write_file(const char *path, const char *s, bool append)
@@ -104,6 +117,10 @@ static void mir_teardown(void *fixture, const void *variant)
 		put_back(sys_enter_enable, "0", false);
 	reap_child(f->t);
 	mir_release(f);
+	if (f->many) {
+		many_release(f->many);
+		free(f->many);
+	}
 }
 
 /* The end of each case: no view or copied page is left. */
@@ -570,12 +587,376 @@ static void test_tracepoint(void *fixture, const void *variant)
 	mir_done(f);
 }
 
+/*
+ * many: MANY_VIEWS views at once, more than the 64 the series allowed
+ * before patch 0039, each of one `workload reads` process started stopped
+ * and each holding kp_entry on ksys_read's ftrace site (one aggregator of
+ * MANY_VIEWS members).  The first view's program is an object of its own,
+ * so is the last view's; the views between share a third object, whose
+ * one program is attached in each of them (an object each would have
+ * libbpf parse the kernel's BTF 200 times): a hit that ran another view's
+ * program would show in the map of another object than its view's.
+ */
+#define MANY_VIEWS 200
+#define MANY_READS 10000	/* marked reads of the processes that run */
+
+struct many {
+	pid_t pid[MANY_VIEWS];		/* `workload reads`, kv[i]'s member */
+	pid_t loner;			/* the same, in no view */
+	struct kview *kv[MANY_VIEWS];
+	struct bpf_link *link[MANY_VIEWS];	/* kp_entry in kv[i] */
+	/* kp_entry of the first view, of the last, of those between */
+	struct count *first, *last, *rest;
+};
+
+/* Detach, close the views, end the processes, close the objects. */
+static void many_release(struct many *m)
+{
+	int i;
+
+	for (i = 0; i < MANY_VIEWS; i++)
+		release_link(&m->link[i]);
+	for (i = 0; i < MANY_VIEWS; i++)
+		release_view(&m->kv[i]);
+	for (i = 0; i < MANY_VIEWS; i++)
+		if (m->pid[i] > 0)
+			kill(m->pid[i], SIGKILL);
+	for (i = 0; i < MANY_VIEWS; i++)
+		reap_child(m->pid[i]);
+	reap_child(m->loner);
+	count__destroy(m->first);
+	count__destroy(m->last);
+	count__destroy(m->rest);
+	memset(m, 0, sizeof(*m));
+}
+
+static struct count *many_obj(struct many *m, int i)
+{
+	return !i ? m->first : i == MANY_VIEWS - 1 ? m->last : m->rest;
+}
+
+/* The processes, stopped after their exec, before any view or object. */
+static void many_spawn(struct many *m)
+{
+	char n[16], *argv[] = { workload, "reads", n, NULL };
+	double t0 = kvtest_now();
+	int i;
+
+	snprintf(n, sizeof(n), "%d", MANY_READS);
+	for (i = 0; i < MANY_VIEWS; i++)
+		m->pid[i] = spawn_stopped(argv);
+	m->loner = spawn_stopped(argv);
+	diag("%d processes started stopped in %.1f s", MANY_VIEWS + 1,
+	     kvtest_now() - t0);
+}
+
+/*
+ * A view for each process and kp_entry in it; the times they took.  The
+ * global byte at ksys_read's site (@site) before the first attach in
+ * @before.
+ */
+static void many_attach(struct many *m, unsigned long site,
+			unsigned char *before)
+{
+	unsigned char vb;
+	double t, create = 0, attach = 0, head = 0, tail = 0;
+	int i;
+
+	for (i = 0; i < MANY_VIEWS; i++) {
+		t = kvtest_now();
+		m->kv[i] = kview__create(m->pid[i], NULL);
+		check(m->kv[i], "kview__create of view %d of %d (pid %d): %s",
+		      i + 1, MANY_VIEWS, m->pid[i], strerror(errno));
+		create += kvtest_now() - t;
+		if (!i)
+			check(!kview__read_text(m->kv[0], site, &vb, before, 1),
+			      "read text: %s", strerror(errno));
+		t = kvtest_now();
+		m->link[i] = kview__attach_program(m->kv[i],
+						   many_obj(m, i)->progs.kp_entry);
+		check(m->link[i], "attach in view %d of %d: %s", i + 1,
+		      MANY_VIEWS, strerror(errno));
+		t = kvtest_now() - t;
+		attach += t;
+		if (i < 10)
+			head += t;
+		if (i >= MANY_VIEWS - 10)
+			tail += t;
+	}
+	diag("%d views made in %.2f s, kp_entry attached in them in %.2f s (the first 10: %.1f ms each, the last 10: %.1f ms each)",
+	     MANY_VIEWS, create, attach, head * 100, tail * 100);
+}
+
+/*
+ * Each view holds one patch on one copied page, its copy of ksys_read's
+ * ftrace site calls kprobe_view_caller (@caller), and the global text
+ * there is what it was before (@before).
+ */
+static void many_check_attached(struct many *m, unsigned long site,
+				unsigned long caller, unsigned char before)
+{
+	unsigned char vb[5], gb[5];
+	struct kview_info info;
+	int i;
+
+	for (i = 0; i < MANY_VIEWS; i++) {
+		check(!kview__info(m->kv[i], &info), "info of view %d: %s", i,
+		      strerror(errno));
+		check(!kview__read_text(m->kv[i], site, vb, gb, sizeof(vb)),
+		      "read text of view %d: %s", i, strerror(errno));
+		if (info.nr_members != 1 || info.nr_attachments != 1 ||
+		    info.nr_patches != 1 || info.nr_pages != 1)
+			fail("view %d of %d: %u member(s), %u attachment(s), %u patch(es), %u page(s), expected one of each",
+			     i + 1, MANY_VIEWS, info.nr_members,
+			     info.nr_attachments, info.nr_patches, info.nr_pages);
+		check(insn_calls(vb, site, caller),
+		      "view %d holds %s at ksys_read's site, not a call to kprobe_view_caller",
+		      i + 1, hexbytes(vb, 5));
+		check(gb[0] == before, "the global byte at ksys_read's site is %02x, was %02x",
+		      gb[0], before);
+	}
+}
+
+/* Every view's copy has the global text's @len bytes at @addr. */
+static void many_check_mirrored(struct many *m, unsigned long addr,
+				size_t len, const char *when)
+{
+	unsigned char vb[32], gb[32];
+	int i, bad = 0;
+
+	check(len <= sizeof(vb), "%zu bytes", len);
+	for (i = 0; i < MANY_VIEWS; i++) {
+		check(!kview__read_text(m->kv[i], addr, vb, gb, len),
+		      "read text of view %d: %s", i, strerror(errno));
+		if (memcmp(vb, gb, len) && !bad++) {
+			diag("view %d: %s", i + 1, hexbytes(vb, len));
+			diag("global:  %s", hexbytes(gb, len));
+		}
+	}
+	check(!bad, "%s: %d of %d views' copies differ from the global text at %#lx",
+	      when, bad, MANY_VIEWS, addr);
+}
+
+/*
+ * The tracefs kprobe event kview_mirror on the entry of a function other
+ * than ksys_read on the page of @site, defined (not enabled): the first
+ * one on that page the kernel takes.  Its address, the name in @name.
+ */
+static unsigned long neighbour_event(struct mir *f, unsigned long site,
+				     char *name, size_t size)
+{
+	unsigned long a, fn = ksym("ksys_read");
+	char line[512], sym[256], cmd[300], t;
+	FILE *k = fopen("/proc/kallsyms", "r");
+	ssize_t n;
+	int fd;
+
+	check(k, "kallsyms: %s", strerror(errno));
+	while (fgets(line, sizeof(line), k)) {
+		if (sscanf(line, "%lx %c %255s", &a, &t, sym) != 3 ||
+		    (t != 't' && t != 'T') || (a >> 12) != (site >> 12) ||
+		    a == fn || (a & 4095) > 4096 - 32 ||
+		    !strncmp(sym, "__pfx_", 6) || !strncmp(sym, "__cfi_", 6))
+			continue;
+		snprintf(cmd, sizeof(cmd), "p:kview_mirror %s\n", sym);
+		fd = open(TRACING "kprobe_events", O_WRONLY | O_APPEND);
+		check(fd >= 0, "open kprobe_events: %s", strerror(errno));
+		n = write(fd, cmd, strlen(cmd));
+		close(fd);
+		if (n == (ssize_t)strlen(cmd)) {
+			f->kprobe_event = true;
+			fclose(k);
+			snprintf(name, size, "%s", sym);
+			return a;
+		}
+		diag("no kprobe event on %s: %s", sym, strerror(errno));
+	}
+	fclose(k);
+	fail("no function but ksys_read on the page of %#lx takes a kprobe event",
+	     site);
+}
+
+/*
+ * A global change on the page every view copied: the kprobe event on a
+ * neighbour of ksys_read enabled (every copy gets the global bytes), then
+ * disabled and removed (every copy gets the restored bytes).
+ */
+static void many_mirror(struct mir *f, struct many *m, unsigned long site)
+{
+	unsigned char before[32], after[32], vb[32];
+	unsigned long fn;
+	char name[256];
+	double t;
+	int i;
+
+	fn = neighbour_event(f, site, name, sizeof(name));
+	check(!kview__read_text(m->kv[0], fn, vb, before, sizeof(before)),
+	      "read text: %s", strerror(errno));
+	t = kvtest_now();
+	write_file(TRACING "events/kprobes/kview_mirror/enable", "1", false);
+	t = kvtest_now() - t;
+	check(!kview__read_text(m->kv[0], fn, vb, after, sizeof(after)),
+	      "read text: %s", strerror(errno));
+	for (i = 0; i < 32 && before[i] == after[i]; i++)
+		;
+	diag("global kprobe event on %s (%#lx, ksys_read's site %#lx), enabled in %.0f ms: %s -> %s",
+	     name, fn, site, t * 1000, hexbytes(before, 8), hexbytes(after, 8));
+	check(i < 32, "enabling the kprobe event on %s changed no global byte", name);
+	many_check_mirrored(m, fn, sizeof(after), "with the kprobe event enabled");
+	check_eq(kview_verify_total(NULL), 0);
+
+	t = kvtest_now();
+	write_file(TRACING "events/kprobes/kview_mirror/enable", "0", false);
+	write_file(TRACING "kprobe_events", "-:kview_mirror\n", true);
+	f->kprobe_event = false;
+	diag("the event disabled and removed in %.0f ms", (kvtest_now() - t) * 1000);
+	check(!kview__read_text(m->kv[0], fn, vb, after, sizeof(after)),
+	      "read text: %s", strerror(errno));
+	check(!memcmp(before, after, sizeof(after)),
+	      "the global text of %s is %s, was %s", name, hexbytes(after, 8),
+	      hexbytes(before, 8));
+	many_check_mirrored(m, fn, sizeof(after), "after the kprobe event left");
+}
+
+/* Wait for @pid's exit; its exit status, its system time in @sys_ms. */
+static int wait_exit_sys(pid_t pid, double *sys_ms)
+{
+	struct rusage ru;
+	int st;
+
+	check(wait4(pid, &st, 0, &ru) == pid, "wait4 %d: %s", pid, strerror(errno));
+	*sys_ms = ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/*
+ * The first and the last view's processes and the loner make their marked
+ * reads at once: view 0's program counts its process's reads, exactly,
+ * and nothing else; so does the last view's; the program of the views
+ * between counts nothing, for none of their processes or anybody else.
+ */
+static void many_isolation(struct many *m)
+{
+	pid_t a = m->pid[0], b = m->pid[MANY_VIEWS - 1];
+	int fa = bpf_map__fd(m->first->maps.counts);
+	int fb = bpf_map__fd(m->last->maps.counts);
+	int fr = bpf_map__fd(m->rest->maps.counts);
+	unsigned int keys[16];
+	double sa, sb, sl;
+	int i;
+
+	resume(a);
+	resume(b);
+	resume(m->loner);
+	check_eq(wait_exit_sys(a, &sa), 0);
+	check_eq(wait_exit_sys(b, &sb), 0);
+	check_eq(wait_exit_sys(m->loner, &sl), 0);
+	diag("%d marked reads each; system time: view 1's %.0f ms, view %d's %.0f ms, in no view %.0f ms",
+	     MANY_READS, sa, MANY_VIEWS, sb, sl);
+	diag("view 1's program: %llu for its process, %llu for view %d's, %llu for the loner, %zu key(s)",
+	     map_u32_count(fa, a), map_u32_count(fa, b), MANY_VIEWS,
+	     map_u32_count(fa, m->loner), map_u32_keys(fa, keys, 16));
+	diag("view %d's program: %llu for its process, %llu for view 1's, %llu for the loner, %zu key(s)",
+	     MANY_VIEWS, map_u32_count(fb, b), map_u32_count(fb, a),
+	     map_u32_count(fb, m->loner), map_u32_keys(fb, keys, 16));
+	diag("the other %d views' program: %zu key(s)", MANY_VIEWS - 2,
+	     map_u32_keys(fr, keys, 16));
+	check_eq(map_u32_count(fa, a), MANY_READS);
+	check_eq(map_u32_keys(fa, keys, 16), 1);
+	check_eq(map_u32_count(fb, b), MANY_READS);
+	check_eq(map_u32_keys(fb, keys, 16), 1);
+	for (i = 1; i < MANY_VIEWS - 1; i++)
+		check(!map_u32_count(fr, m->pid[i]),
+		      "view %d's count of its stopped process moved", i + 1);
+	check_eq(map_u32_keys(fr, keys, 16), 0);
+	m->pid[0] = m->pid[MANY_VIEWS - 1] = m->loner = 0;
+}
+
+/*
+ * Detach from every view (each is then empty), close the views, end the
+ * stopped processes: no view, member, patch or copy is left, and the
+ * global text at ksys_read's site is what it was.
+ */
+static void many_teardown(struct many *m, unsigned long site, unsigned char before)
+{
+	unsigned char vb, gb;
+	double t = kvtest_now();
+	int i;
+
+	for (i = 0; i < MANY_VIEWS; i++)
+		release_link(&m->link[i]);
+	diag("%d links destroyed in %.2f s", MANY_VIEWS, kvtest_now() - t);
+	check(!kview__read_text(m->kv[0], site, &vb, &gb, 1), "read text: %s",
+	      strerror(errno));
+	check_eq(gb, before);
+	t = kvtest_now();
+	for (i = 0; i < MANY_VIEWS; i++) {
+		check_view_empty_destroy(m->kv[i]);
+		m->kv[i] = NULL;
+	}
+	for (i = 0; i < MANY_VIEWS; i++)
+		if (m->pid[i] > 0)
+			kill(m->pid[i], SIGKILL);
+	for (i = 0; i < MANY_VIEWS; i++)
+		reap_child(m->pid[i]);
+	memset(m->pid, 0, sizeof(m->pid));
+	check(WAIT_FOR(!kview_stats().views && !kview_stats().members, 60),
+	      "views left: %u, members %u", kview_stats().views,
+	      kview_stats().members);
+	diag("the views closed and their processes gone in %.2f s",
+	     kvtest_now() - t);
+	check_stats_clean();
+}
+
+static void test_many(void *fixture, const void *variant)
+{
+	unsigned long site = ksym_site("ksys_read");
+	unsigned long caller = ksym("kprobe_view_caller");
+	struct kview_stats s0 = kview_stats(), s;
+	long free0 = mem_free_kb();
+	unsigned char before;
+	struct mir *f = fixture;
+	struct many *m;
+	unsigned int nviews;
+
+	(void)variant;
+	check_eq(s0.views, 0);
+	m = f->many = calloc(1, sizeof(*m));
+	check(m, "calloc: %s", strerror(errno));
+	many_spawn(m);
+	m->first = load("kp_entry");
+	m->last = load("kp_entry");
+	m->rest = load("kp_entry");
+
+	many_attach(m, site, &before);
+	s = kview_stats();
+	diag("kview/stats: %u views, %u members, %u patches, %u pages, %u table pages; MemFree %ld kB less than before the processes",
+	     s.views, s.members, s.patches, s.pages, s.pt_pages,
+	     free0 - mem_free_kb());
+	check_eq(s.views, MANY_VIEWS);
+	check_eq(s.members, MANY_VIEWS);
+	check_eq(s.patches, MANY_VIEWS);
+	check_eq(s.pages, MANY_VIEWS);
+	many_check_attached(m, site, caller, before);
+	check_eq(kview_verify_total(&nviews), 0);
+	check_eq(nviews, MANY_VIEWS);
+
+	many_mirror(f, m, site);
+	many_check_attached(m, site, caller, before);
+	many_isolation(m);
+	many_teardown(m, site, before);
+	check_eq(kview_stats().out_of_scope, s0.out_of_scope);
+	free(m);
+	f->many = NULL;
+}
+
 static const struct check_case cases[] = {
 	{ "kprobe-event", test_kprobe_event, NULL },
 	{ "ftrace", test_ftrace, NULL },
 	{ "ftrace-loop", test_ftrace_loop, NULL },
 	{ "static-key", test_static_key, NULL },
 	{ "tracepoint", test_tracepoint, NULL },
+	{ "many", test_many, NULL },
 };
 
 static const struct check_suite suite = {
