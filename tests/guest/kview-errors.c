@@ -38,13 +38,15 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "kvtest.h"
 #include "count.skel.h"
 
-#define MAX_VIEWS 64
+/* KVIEW_MAX_VIEWS, include/linux/kview.h (a kernel constant, not ABI) */
+#define MAX_VIEWS 4096
 
 /* What the case made; NULL or 0 is what it did not, or released. */
 struct errs {
@@ -201,11 +203,17 @@ static void targets_live(struct errs *f)
 	wait_exit(live);
 }
 
-/* 64 views at most (views without members are allowed). */
+/*
+ * MAX_VIEWS views at most (views without members are allowed), each an
+ * open fd: the file limit is raised for them first.
+ */
 static void targets_limit(struct errs *f)
 {
+	struct rlimit rl = { MAX_VIEWS + 64, MAX_VIEWS + 64 };
 	int dev = f->dev, i;
 
+	check(!setrlimit(RLIMIT_NOFILE, &rl), "setrlimit(RLIMIT_NOFILE, %d): %s",
+	      MAX_VIEWS + 64, strerror(errno));
 	for (i = 0; i < MAX_VIEWS; i++) {
 		f->fds[i] = create(dev, 0, 0);
 		check(f->fds[i] >= 0, "view %d: %s", i, strerror(-f->fds[i]));
