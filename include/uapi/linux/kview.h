@@ -5,9 +5,12 @@
  * A view is created on /dev/kview with KVIEW_IOC_CREATE, which returns a
  * file descriptor for it.  The processes (mms) in a view execute the
  * view's copy of the kernel text; tracing hooks scoped to the view are
- * written into that copy only.  A task that enters a view's attach scope
- * (KVIEW_IOC_SCOPE_ENTER) creates scoped hooks through the ordinary APIs:
- * kprobe perf events opened in the scope fire for the view's tasks only.
+ * written into that copy only.  A hook is created in a view by naming the
+ * view's fd: perf_event_open() with PERF_FLAG_PID_KVIEW (kprobe and
+ * tracepoint events), bpf() with BPF_F_KVIEW_FD (raw tracepoint,
+ * kprobe_multi and tracing links).  A task that enters a view's attach
+ * scope (KVIEW_IOC_SCOPE_ENTER) creates its hooks in the view through the
+ * same APIs without naming it, so that unmodified tools can be scoped.
  *
  * A filter view (KVIEW_F_FILTER) has no text of its own: hooks attached
  * in its scope are armed in the global text, for every task, as without
