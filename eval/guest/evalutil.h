@@ -7,9 +7,11 @@
 #ifndef KVIEW_EVAL_EVALUTIL_H
 #define KVIEW_EVAL_EVALUTIL_H
 
+#include <sched.h>
 #include <stdarg.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kvtest.h"
 
@@ -149,6 +151,60 @@ static inline void progress(const char *fmt, ...)
 	va_end(ap);
 	putchar('\n');
 	fflush(stdout);
+}
+
+/*
+ * Pipe ping-pong between two processes (eval/guest/switch.c, scale.c):
+ * one byte each way per round trip, every switch a blocking read's.
+ */
+static inline void pingpong_put(int fd)
+{
+	char c = 'x';
+
+	check(write(fd, &c, 1) == 1, "pipe write: %s", strerror(errno));
+}
+
+static inline void pingpong_get(int fd)
+{
+	char c;
+
+	check(read(fd, &c, 1) == 1, "pipe read: %s", strerror(errno));
+}
+
+/*
+ * Round trips before the measured ones: the faults of a freshly forked
+ * process (copy-on-write of its stack and data, the pipes' first pages)
+ * stay out of the measurement.
+ */
+#define PINGPONG_WARM_ROUNDTRIPS 1000
+
+/*
+ * SCHED_BATCH: CFS as SCHED_OTHER, but a wakeup never preempts (the woken
+ * task waits for the next scheduling point).  Each switch is then the one
+ * the blocking read makes, in every configuration: under SCHED_OTHER, CFS
+ * preempts the writer now and then on the wakeup, depending on how far
+ * the two processes' vruntimes drift apart, which a member's extra cost
+ * at each switch changes, and a preempted round trip takes another path
+ * through the kernel, tens of instructions shorter or longer.
+ */
+static inline void pingpong_batch(void)
+{
+	struct sched_param sp = { 0 };
+
+	check(!sched_setscheduler(0, SCHED_BATCH, &sp), "SCHED_BATCH: %s", strerror(errno));
+}
+
+/* B: answer @n bytes (and the warm-up's), then exit. */
+static inline void __attribute__((noreturn)) pingpong_answer(int in, int out, long n)
+{
+	long i;
+
+	pingpong_batch();
+	for (i = 0; i < n + PINGPONG_WARM_ROUNDTRIPS; i++) {
+		pingpong_get(in);
+		pingpong_put(out);
+	}
+	_exit(0);
 }
 
 #endif

@@ -75,7 +75,6 @@
 #define CG_EVERY 16
 #define CG_MAX 64
 #define CG_DIR "/sys/fs/cgroup/kview-scale"
-#define WARM_ROUNDTRIPS 1000
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static int nkprobes;
@@ -447,40 +446,6 @@ static long long ctxsw_of(pid_t pid)
 	return sum;
 }
 
-static void put_byte(int fd)
-{
-	char c = 'x';
-
-	check(write(fd, &c, 1) == 1, "pipe write: %s", strerror(errno));
-}
-
-static void get_byte(int fd)
-{
-	char c;
-
-	check(read(fd, &c, 1) == 1, "pipe read: %s", strerror(errno));
-}
-
-/* SCHED_BATCH: no wakeup preemption, every switch is a blocking read's. */
-static void batch(void)
-{
-	struct sched_param sp = { 0 };
-
-	check(!sched_setscheduler(0, SCHED_BATCH, &sp), "SCHED_BATCH: %s", strerror(errno));
-}
-
-static void __attribute__((noreturn)) run_b(int in, int out, long n)
-{
-	long i;
-
-	batch();
-	for (i = 0; i < n + WARM_ROUNDTRIPS; i++) {
-		get_byte(in);
-		put_byte(out);
-	}
-	_exit(0);
-}
-
 static void __attribute__((noreturn)) run_a(int go, int out, int in, int res, pid_t b, long n)
 {
 	struct kstats s0, s1;
@@ -488,18 +453,18 @@ static void __attribute__((noreturn)) run_a(int go, int out, int in, int res, pi
 	long long t0, c0;
 	long i;
 
-	batch();
-	get_byte(go);
-	for (i = 0; i < WARM_ROUNDTRIPS; i++) {
-		put_byte(out);
-		get_byte(in);
+	pingpong_batch();
+	pingpong_get(go);
+	for (i = 0; i < PINGPONG_WARM_ROUNDTRIPS; i++) {
+		pingpong_put(out);
+		pingpong_get(in);
 	}
 	s0 = kstats();
 	c0 = ctxsw_of(getpid()) + ctxsw_of(b);
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
-		put_byte(out);
-		get_byte(in);
+		pingpong_put(out);
+		pingpong_get(in);
 	}
 	r.ns = now_ns() - t0;
 	r.ctxsw = ctxsw_of(getpid()) + ctxsw_of(b) - c0;
@@ -531,7 +496,7 @@ static void pingpong(struct kview *kva, struct kview *kvb, long n, struct pingpo
 		if (keep[0] > keep[1])
 			keep[0] = ba[1], keep[1] = ab[0];
 		child_keep(keep, 2);
-		run_b(ab[0], ba[1], n);
+		pingpong_answer(ab[0], ba[1], n);
 	}
 	a = fork();
 	check(a >= 0, "fork: %s", strerror(errno));
@@ -555,7 +520,7 @@ static void pingpong(struct kview *kva, struct kview *kvb, long n, struct pingpo
 		check(!kview__add_pid(kva, a), "kview__add_pid A: %s", strerror(errno));
 	if (kvb)
 		check(!kview__add_pid(kvb, b), "kview__add_pid B: %s", strerror(errno));
-	put_byte(go[1]);
+	pingpong_put(go[1]);
 	check(read(res[0], r, sizeof(*r)) == sizeof(*r), "no result from the ping-pong");
 	check(wait_exit(a) == 0, "ping-pong: A failed");
 	check(wait_exit(b) == 0, "ping-pong: B failed");

@@ -16,8 +16,9 @@
  * Workload: pipe ping-pong between two processes A and B on the one CPU: A
  * writes a byte into one pipe, B reads it and writes it back into another,
  * A reads it; ROUNDTRIPS round trips per run, two context switches each,
- * after WARM_ROUNDTRIPS unmeasured ones.  Both run SCHED_BATCH (below:
- * no wakeup preemption, so every round trip takes the same path).  A
+ * after PINGPONG_WARM_ROUNDTRIPS unmeasured ones.  Both run SCHED_BATCH
+ * (evalutil.h: no wakeup preemption, so every round trip takes the same
+ * path).  A
  * times its loop (CLOCK_MONOTONIC: under icount, guest instructions) and
  * reads kview/stats (debugfs), both processes' context switch counts
  * (/proc/PID/status) and the system's (/proc/stat: context switches,
@@ -379,56 +380,6 @@ struct result {
 	struct sysstat sys;
 };
 
-static void put_byte(int fd)
-{
-	char c = 'x';
-
-	check(write(fd, &c, 1) == 1, "pipe write: %s", strerror(errno));
-}
-
-static void get_byte(int fd)
-{
-	char c;
-
-	check(read(fd, &c, 1) == 1, "pipe read: %s", strerror(errno));
-}
-
-/*
- * Round trips before the measured ones: the faults of a freshly forked
- * process (copy-on-write of its stack and data, the pipes' first pages)
- * stay out of the measurement.
- */
-#define WARM_ROUNDTRIPS 1000
-
-/*
- * SCHED_BATCH: CFS as SCHED_OTHER, but a wakeup never preempts (the woken
- * task waits for the next scheduling point).  Each switch is then the one
- * the blocking read makes, in every configuration: under SCHED_OTHER, CFS
- * preempts the writer now and then on the wakeup, depending on how far
- * the two processes' vruntimes drift apart, which a member's extra cost
- * at each switch changes, and a preempted round trip takes another path
- * through the kernel, tens of instructions shorter or longer.
- */
-static void batch(void)
-{
-	struct sched_param sp = { 0 };
-
-	check(!sched_setscheduler(0, SCHED_BATCH, &sp), "SCHED_BATCH: %s", strerror(errno));
-}
-
-/* B: answer @n bytes (and the warm-up's). */
-static void __attribute__((noreturn)) run_b(int in, int out, long n)
-{
-	long i;
-
-	batch();
-	for (i = 0; i < n + WARM_ROUNDTRIPS; i++) {
-		get_byte(in);
-		put_byte(out);
-	}
-	_exit(0);
-}
-
 /* A: wait for go, then @n round trips with B, measured. */
 static void __attribute__((noreturn)) run_a(int go, int out, int in, int res, pid_t b,
 					    long n)
@@ -440,11 +391,11 @@ static void __attribute__((noreturn)) run_a(int go, int out, int in, int res, pi
 	long long t0;
 	long i;
 
-	batch();
-	get_byte(go);
-	for (i = 0; i < WARM_ROUNDTRIPS; i++) {
-		put_byte(out);
-		get_byte(in);
+	pingpong_batch();
+	pingpong_get(go);
+	for (i = 0; i < PINGPONG_WARM_ROUNDTRIPS; i++) {
+		pingpong_put(out);
+		pingpong_get(in);
 	}
 	s0 = tlb_stats();
 	y0 = sysstat();
@@ -452,8 +403,8 @@ static void __attribute__((noreturn)) run_a(int go, int out, int in, int res, pi
 	b0 = ctxsw(b);
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
-		put_byte(out);
-		get_byte(in);
+		pingpong_put(out);
+		pingpong_get(in);
 	}
 	r.ns = now_ns() - t0;
 	a1 = ctxsw(getpid());
@@ -529,7 +480,7 @@ static void run_one(struct hwcost *skel, const struct config *cfg, long n, struc
 		int keep[] = { ab[0], ba[1] };
 
 		child_setup(keep, 2, maxfd);
-		run_b(ab[0], ba[1], n);
+		pingpong_answer(ab[0], ba[1], n);
 	}
 	a = fork();
 	check(a >= 0, "fork: %s", strerror(errno));
@@ -570,7 +521,7 @@ static void run_one(struct hwcost *skel, const struct config *cfg, long n, struc
 	skel->bss->hits_traced = 0;
 	skel->bss->hits_other = 0;
 
-	put_byte(go[1]);
+	pingpong_put(go[1]);
 	check(read(res[0], &run->r, sizeof(run->r)) == sizeof(run->r),
 	      "%s: no result from the ping-pong", cfg->name);
 	check(wait_exit(a) == 0, "%s: A failed", cfg->name);
