@@ -22,6 +22,7 @@ B=${KVIEW_BUILD:?}
 K=$B/userspace/kview
 W=$B/tests/guest/workload
 R=$KVIEW_RESULTS
+TOOL_OUT=$R/cgcli
 CG=/sys/fs/cgroup
 P=$CG/kview-cli CA=$CG/kview-cli/a CB=$CG/kview-cli/b TH=$CG/kview-cli-t
 PIDS=()
@@ -45,49 +46,6 @@ trap cleanup EXIT
 in_cgroup() {
 	sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" openspin' sh "$1" "$W" &
 	PIDS+=($!)
-}
-
-# tool_start NAME NHOOKS CMD...: CMD in the background ($TP), its output in
-# $R/cgcli-NAME.out; wait (up to 180 s: bpftrace starts slowly under TCG)
-# until the views have NHOOKS hooks.
-tool_start() {
-	local name=$1 n=$2 h _
-	shift 2
-	"$@" >"$R/cgcli-$name.out" 2>&1 &
-	TP=$!
-	for _ in $(seq 1800); do
-		h=$(views_hooks 2>/dev/null)
-		[ "${h:-0}" -ge "$n" ] && return 0
-		kill -0 $TP 2>/dev/null || break
-		sleep 0.1
-	done
-	bad "$name: the view never had $n hook(s)"
-}
-
-# tool_stop NAME: SIGINT $TP (again every 10 s: bpftrace 0.17 loses one
-# that comes before it polls; SIGKILL after a minute), wait; $rc is its
-# status; show its output.
-tool_stop() {
-	local i
-	kill -INT $TP
-	for i in $(seq 600); do
-		kill -0 $TP 2>/dev/null || break
-		[ $((i % 100)) != 0 ] || kill -INT $TP
-		sleep 0.1
-	done
-	kill -0 $TP 2>/dev/null && kill -KILL $TP
-	wait $TP
-	rc=$?
-	say "$1: exit $rc; output:"
-	sed 's/^/#   /' "$R/cgcli-$1.out" | head -n 40
-	[ $rc = 0 ] || bad "$1: exit $rc"
-}
-
-# member PID [not]: kview list -j shows PID in the cgroup view (or not).
-member() {
-	local q="any(.[] | select(.cgroup) | .members[]; .pid == $1)"
-	[ "${2:-}" != not ] || q="($q | not)"
-	views_wait "$q" || bad "kview list -j: pid $1 is${2:+ not} expected in the cgroup view: $(views_json)"
 }
 
 # expect_error "what" "message regex" kview-args...: exit 1, one line.
@@ -162,8 +120,8 @@ stats_clean "nesting"
 # cgroup.procs returns, not at the instant its cgroup changes).
 tool_start bpftrace-a 1 "$K" exec --cgroup kview-cli/a -- bpftrace -e \
 	'tracepoint:syscalls:sys_enter_openat { @[pid, cgroup] = count(); }'
-member $A1
-member $B1 not
+cgroup_member $A1
+cgroup_member $B1 not
 list=$("$K" list)
 say "kview list:"
 printf '%s\n' "$list" | sed 's/^/#   /'
@@ -174,11 +132,11 @@ views_wait ".[0] | .cgroup == {\"id\": $IDA, \"path\": \"$CA\", \"skipped\": 0} 
 	(.filter | not) and (.follow_fork | not)" || bad "kview list -j: not a cgroup view on a: $(views_json)"
 in_cgroup "$CA"
 A2=$!
-member $A2
+cgroup_member $A2
 sleep 2
 kill -STOP $A1
 echo $A1 >"$CB/cgroup.procs" || bad "cannot move $A1 to b"
-member $A1 not
+cgroup_member $A1 not
 kill -CONT $A1
 sleep 2
 tool_stop bpftrace-a
@@ -242,7 +200,7 @@ views_wait "length == 2 and any(.[]; .members == [{\"pid\": $A3, \"comm\": \"wor
 	bad "no pid view on $A3: $(views_json)"
 echo $A3 >"$CA/cgroup.procs" || bad "cannot move $A3 to a"
 views_wait "any(.[]; .cgroup.skipped == 1)" || bad "kview list -j: $A3 not counted as skipped: $(views_json)"
-member $A3 not
+cgroup_member $A3 not
 views_wait "any(.[]; (.cgroup | not) and .members[0].pid == $A3)" || bad "$A3 left its pid view"
 sleep 1
 kill -TERM $E

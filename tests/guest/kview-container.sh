@@ -44,6 +44,7 @@ TG=$B/tests/guest
 W=$TG/workload
 O=$B/userspace/examples/syscall_count.bpf.o
 R=$KVIEW_RESULTS
+TOOL_OUT=$R/ctr
 CG=/sys/fs/cgroup
 P=$CG/kview-ctr OUT=$CG/kview-ctr-out
 CT=/tmp/kview-ctr
@@ -141,55 +142,12 @@ ctr_exec() {
 	CPID=$(cat "$CT/exec.pid")
 }
 
-# tool_start NAME NHOOKS CMD...: CMD in the background ($TP), its output in
-# $R/ctr-NAME.out; wait (up to 180 s: bpftrace starts slowly under TCG)
-# until the views have NHOOKS hooks.
-tool_start() {
-	local name=$1 n=$2 h _
-	shift 2
-	"$@" >"$R/ctr-$name.out" 2>&1 &
-	TP=$!
-	for _ in $(seq 1800); do
-		h=$(views_hooks 2>/dev/null)
-		[ "${h:-0}" -ge "$n" ] && return 0
-		kill -0 $TP 2>/dev/null || break
-		sleep 0.1
-	done
-	bad "$name: the view never had $n hook(s)"
-}
-
-# tool_stop NAME: SIGINT $TP (again every 10 s: bpftrace 0.17 loses one
-# that comes before it polls; SIGKILL after a minute), wait; show its
-# output.
-tool_stop() {
-	local i rc
-	kill -INT $TP
-	for i in $(seq 600); do
-		kill -0 $TP 2>/dev/null || break
-		[ $((i % 100)) != 0 ] || kill -INT $TP
-		sleep 0.1
-	done
-	kill -0 $TP 2>/dev/null && kill -KILL $TP
-	wait $TP
-	rc=$?
-	say "$1: exit $rc; output:"
-	sed 's/^/#   /' "$R/ctr-$1.out" | head -n 40
-	[ $rc = 0 ] || bad "$1: exit $rc"
-}
-
-# member PID [not]: kview list -j shows PID in the cgroup view (or not).
-member() {
-	local q="any(.[] | select(.cgroup) | .members[]; .pid == $1)"
-	[ "${2:-}" != not ] || q="($q | not)"
-	views_wait "$q" || bad "kview list -j: pid $1 is${2:+ not} expected in the container's view: $(views_json)"
-}
-
 # move_out PID: to cgroup kview-ctr-out (stopped while it moves: a process
 # leaves the view before the write to cgroup.procs returns).
 move_out() {
 	kill -STOP "$1"
 	echo "$1" >$OUT/cgroup.procs || bad "cannot move $1 out of its container's cgroup"
-	member "$1" not
+	cgroup_member "$1" not
 	kill -CONT "$1"
 }
 
@@ -266,12 +224,12 @@ out=$("$K" -j exec --container kview- -- true 2>&1)
 # in after the attach, then a3 moved out.
 tool_start bpftrace-a 1 "$K" exec --container kview-a -- bpftrace -e \
 	'tracepoint:syscalls:sys_enter_openat { @[pid, comm, cgroup] = count(); }'
-member $A1
-member $A3
-member $B1 not
+cgroup_member $A1
+cgroup_member $A3
+cgroup_member $B1 not
 ctr_exec $CA
 A2=$CPID
-member $A2
+cgroup_member $A2
 sleep 2
 move_out $A3
 sleep 2
@@ -296,10 +254,10 @@ stats_clean "bpftrace on a container"
 # would add 100 a second.
 count_of() { grep -Ec "^$1 +workload " "$R/ctr-$2.out"; }
 tool_start opensnoop-a 2 "$K" exec --container $CA --runtime "$(command -v $RT)" -- stdbuf -oL opensnoop
-member $A2
+cgroup_member $A2
 ctr_exec $CA
 A4=$CPID
-member $A4
+cgroup_member $A4
 sleep 2
 move_out $A2
 n1=$(count_of $A2 opensnoop-a) settle=0
