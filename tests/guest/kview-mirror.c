@@ -184,6 +184,29 @@ static void attach_entry(struct mir *f)
 }
 
 /*
+ * Define the tracefs kprobe event kview_mirror with @cmd (appended to
+ * kprobe_events); false, with errno, if the kernel refused it.
+ */
+static bool kprobe_event_add(struct mir *f, const char *cmd)
+{
+	int fd = open(TRACING "kprobe_events", O_WRONLY | O_APPEND);
+	ssize_t n;
+
+	check(fd >= 0, "open kprobe_events: %s", strerror(errno));
+	n = write(fd, cmd, strlen(cmd));
+	if (n != (ssize_t)strlen(cmd)) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return false;
+	}
+	close(fd);
+	f->kprobe_event = true;
+	return true;
+}
+
+/*
  * Define the tracefs kprobe event kview_mirror at the first instruction of
  * ksys_read past @min: the kernel's decoder refuses an offset inside an
  * instruction with EILSEQ, and the code there differs between the test
@@ -193,19 +216,11 @@ static unsigned long kprobe_event_after(struct mir *f, unsigned long min)
 {
 	char cmd[128];
 	unsigned long off;
-	ssize_t n;
-	int fd;
 
 	for (off = min + 1; off < min + 16; off++) {
 		snprintf(cmd, sizeof(cmd), "p:kview_mirror ksys_read+%lu\n", off);
-		fd = open(TRACING "kprobe_events", O_WRONLY | O_APPEND);
-		check(fd >= 0, "open kprobe_events: %s", strerror(errno));
-		n = write(fd, cmd, strlen(cmd));
-		close(fd);
-		if (n == (ssize_t)strlen(cmd)) {
-			f->kprobe_event = true;
+		if (kprobe_event_add(f, cmd))
 			return off;
-		}
 		check(errno == EILSEQ, "write '%s' to kprobe_events: %s", cmd,
 		      strerror(errno));
 	}
@@ -748,8 +763,6 @@ static unsigned long neighbour_event(struct mir *f, unsigned long site,
 	unsigned long a, fn = ksym("ksys_read");
 	char line[512], sym[256], cmd[300], t;
 	FILE *k = fopen("/proc/kallsyms", "r");
-	ssize_t n;
-	int fd;
 
 	check(k, "kallsyms: %s", strerror(errno));
 	while (fgets(line, sizeof(line), k)) {
@@ -759,12 +772,7 @@ static unsigned long neighbour_event(struct mir *f, unsigned long site,
 		    !strncmp(sym, "__pfx_", 6) || !strncmp(sym, "__cfi_", 6))
 			continue;
 		snprintf(cmd, sizeof(cmd), "p:kview_mirror %s\n", sym);
-		fd = open(TRACING "kprobe_events", O_WRONLY | O_APPEND);
-		check(fd >= 0, "open kprobe_events: %s", strerror(errno));
-		n = write(fd, cmd, strlen(cmd));
-		close(fd);
-		if (n == (ssize_t)strlen(cmd)) {
-			f->kprobe_event = true;
+		if (kprobe_event_add(f, cmd)) {
 			fclose(k);
 			snprintf(name, size, "%s", sym);
 			return a;
