@@ -244,6 +244,7 @@ static const struct {
 	{ "fmod_ret ", "a view's BPF trampolines are on core kernel functions with an ftrace site" },
 	{ "freplace ", "BPF extensions replace a BPF program's function for every caller" },
 	{ "lsm ", "LSM programs run for every process" },
+	{ "lsm_cgroup ", "a BPF_LSM_CGROUP program's shim runs for every process, then looks its cgroup up" },
 	{ "trace_event ", "kprobe events made in tracefs are armed in the global text" },
 	{ "tracefs ", "what tracefs enables or makes hooks every process" },
 };

@@ -12,7 +12,8 @@
  *   scope       in a view's attach scope, hooks the view cannot scope are
  *               refused (BPF trampoline, a kprobe in module text, a BPF
  *               program on a tracepoint perf event opened outside the
- *               scope, enabling an event or making a kprobe event in
+ *               scope, a BPF_LSM_CGROUP program, whose shim hooks every
+ *               task, enabling an event or making a kprobe event in
  *               tracefs), none attaches, and the view names each refusal
  *               (KVIEW_IOC_INFO nr_refused, kview/views "refused" lines);
  *               a uprobe and a program on a sampling event (cpu-clock),
@@ -44,6 +45,7 @@
 
 #include "kvtest.h"
 #include "count.skel.h"
+#include "lsmcg.skel.h"
 
 /* KVIEW_MAX_VIEWS, include/linux/kview.h (a kernel constant, not ABI) */
 #define MAX_VIEWS 4096
@@ -51,11 +53,14 @@
 /* What the case made; NULL or 0 is what it did not, or released. */
 struct errs {
 	int dev, nfd, pfd, spfd;	/* /dev/kview, /dev/null, perf events */
+	int cgfd;			/* the cgroup v2 root */
 	int fds[MAX_VIEWS];		/* views made by the raw ioctl */
 	pid_t zombie, live, t, target, decoy;
 	struct kview *kv;
 	struct count *skel, *view, *in;
+	struct lsmcg *lsmcg;
 	struct bpf_link *view_link, *in_link;
+	struct bpf_link *lsm_link;	/* global, made outside the scope */
 	bool module;			/* trace-events-sample loaded */
 };
 
@@ -72,9 +77,11 @@ static void errs_teardown(void *fixture, const void *variant)
 	reap_child(f->decoy);
 	release_link(&f->view_link);
 	release_link(&f->in_link);
+	release_link(&f->lsm_link);
 	release_fd(&f->pfd);
 	release_fd(&f->spfd);
 	release_fd(&f->nfd);
+	release_fd(&f->cgfd);
 	for (i = 0; i < MAX_VIEWS; i++)
 		release_fd(&f->fds[i]);
 	release_fd(&f->dev);
@@ -82,6 +89,7 @@ static void errs_teardown(void *fixture, const void *variant)
 	count__destroy(f->skel);
 	count__destroy(f->view);
 	count__destroy(f->in);
+	lsmcg__destroy(f->lsmcg);
 	if (f->module && system("rmmod trace_events_sample"))
 		diag("rmmod trace_events_sample failed");
 }
@@ -393,8 +401,9 @@ static int software_event(unsigned long long config)
 
 /*
  * In the scope: a program on a perf event opened outside it (@pfd), a
- * kprobe in module text (at @mod) and on no function; a trampoline on a
- * core function is scoped.
+ * kprobe in module text (at @mod) and on no function, a BPF_LSM_CGROUP
+ * program on the cgroup root, or put in a link made outside the scope; a
+ * trampoline on a core function is scoped.
  */
 static void scope_bpf_hooks(struct errs *f, unsigned long mod)
 {
@@ -413,6 +422,19 @@ static void scope_bpf_hooks(struct errs *f, unsigned long mod)
 	link = bpf_program__attach_kprobe_opts(f->skel->progs.kp_offset,
 					       "no_such_function_kview", NULL);
 	expect_errno(link ? 0 : -errno, ENOENT);
+	/*
+	 * A BPF_LSM_CGROUP program runs from a shim trampoline on the LSM
+	 * hook, for every task: refused, as a link, as an attachment, and
+	 * put in the link made before the scope was entered.
+	 */
+	link = bpf_program__attach_cgroup(f->lsmcg->progs.lsmcg_open, f->cgfd);
+	expect_errno(link ? 0 : -errno, EOPNOTSUPP);
+	expect_errno(bpf_prog_attach(bpf_program__fd(f->lsmcg->progs.lsmcg_open),
+				     f->cgfd, BPF_LSM_CGROUP, 0) ? -errno : 0,
+		     EOPNOTSUPP);
+	expect_errno(bpf_link_update(bpf_link__fd(f->lsm_link),
+				     bpf_program__fd(f->lsmcg->progs.lsmcg_open), NULL) ? -errno : 0,
+		     EOPNOTSUPP);
 }
 
 /* In the scope: tracefs's hooks are refused, what is no hook passes. */
@@ -455,7 +477,7 @@ static void scope_user_and_sampling(struct errs *f)
 	release_fd(&f->spfd);
 }
 
-/* The view names each of the six refusals, and holds nothing. */
+/* The view names each of the nine refusals, and holds nothing. */
 static void scope_records(struct errs *f)
 {
 	struct kview_info info;
@@ -463,7 +485,8 @@ static void scope_records(struct errs *f)
 	check(!kview__info(f->kv, &info), "info: %s", strerror(errno));
 	diag("view %u: %u attachment(s), %u refused", info.id, info.nr_attachments,
 	     info.nr_refused);
-	check_eq(info.nr_refused, 6);
+	check_eq(info.nr_refused, 9);
+	check(view_refused(info.id, "lsm_cgroup file_open"), "no record of the BPF_LSM_CGROUP program");
 	check(view_refused(info.id, "bpf_perf_event tp_enter"), "no record of the perf event program");
 	check(view_refused(info.id, "bpf_perf_event pe_any"), "no record of the context-switch program");
 	check(view_refused(info.id, "[trace_events_sample]"), "no record of the module kprobe");
@@ -487,6 +510,13 @@ static void test_scope(void *fixture, const void *variant)
 	(void)variant;
 	f->skel = count__open_and_load();
 	check(f->skel, "load count.bpf.o: %s", strerror(errno));
+	f->lsmcg = lsmcg__open_and_load();
+	check(f->lsmcg, "load lsmcg.bpf.o: %s", strerror(errno));
+	f->cgfd = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	check(f->cgfd >= 0, "/sys/fs/cgroup: %s", strerror(errno));
+	/* Outside any scope, a BPF_LSM_CGROUP link is global, as in mainline. */
+	f->lsm_link = bpf_program__attach_cgroup(f->lsmcg->progs.lsmcg_open, f->cgfd);
+	check(f->lsm_link, "BPF_LSM_CGROUP link outside the scope: %s", strerror(errno));
 	f->t = spawn_stopped(spin);
 	resume(f->t);
 	f->kv = kview__create(f->t, NULL);
@@ -501,6 +531,7 @@ static void test_scope(void *fixture, const void *variant)
 	scope_tracefs();
 	scope_user_and_sampling(f);
 	check(!kview__leave_scope(f->kv), "leave scope: %s", strerror(errno));
+	release_link(&f->lsm_link);
 
 	scope_records(f);
 	release_fd(&f->pfd);

@@ -266,7 +266,8 @@ static int uprobe_multi_link(struct bpf_program *prog, __u32 flags)
 
 /*
  * Each link kind but the uprobe_multi one: a bad fd, a non-view fd, the
- * view's fd without the flag (and, for the raw tracepoint, unknown flags).
+ * view's fd without the flag, and the flag with another (which mainline
+ * ignores on tracing links, and a link given a view does not).
  */
 static void expect_link_errnos(struct ex *f)
 {
@@ -289,6 +290,7 @@ static void expect_link_errnos(struct ex *f)
 		expect_errno(link_in_view(p, BPF_F_KVIEW_FD, 1000), EBADF);
 		expect_errno(link_in_view(p, BPF_F_KVIEW_FD, nfd), EINVAL);
 		expect_errno(link_in_view(p, 0, vfd), EINVAL);
+		expect_errno(link_in_view(p, BPF_F_KVIEW_FD | 1, vfd), EINVAL);
 	}
 }
 
