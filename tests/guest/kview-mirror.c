@@ -604,7 +604,7 @@ static void test_tracepoint(void *fixture, const void *variant)
 
 /*
  * many: MANY_VIEWS views at once, more than the 64 the series allowed
- * before patch 0039, each of one `workload reads` process started stopped
+ * before patch 0033, each of one `workload reads` process started stopped
  * and each holding kp_entry on ksys_read's ftrace site (one aggregator of
  * MANY_VIEWS members).  The first view's program is an object of its own,
  * so is the last view's; the views between share a third object, whose
