@@ -8,11 +8,11 @@
 # not have), runc can; both are asked the same way (list --format json,
 # state ID), through $KVIEW_OCI_RUNTIME.  Both use their cgroupfs manager
 # (no systemd in the guest).  Each container's bundle is made here under
-# /tmp: a root file system of symlinks (bin -> usr/bin, ...) with the
-# guest's /usr and the build's tests/guest (the workload) bind-mounted
-# read-only, and a config.json from `crun spec` whose cgroup is
-# /sys/fs/cgroup/kview-ctr/X, whose namespaces are those of the spec the
-# kernel has (the test kernel has no PID or UTS namespaces) and whose
+# /tmp by tests/lib/oci.sh: a root file system of symlinks (bin -> usr/bin,
+# ...) with the guest's /usr and the build's tests/guest (the workload)
+# bind-mounted read-only, and a config.json from `crun spec` whose cgroup
+# is /sys/fs/cgroup/kview-ctr/X, whose namespaces are those of the spec
+# the kernel has (the test kernel has no PID or UTS namespaces) and whose
 # process is `workload openspin` (opens /dev/null every 10 ms).
 #
 # Containers kview-a1 and kview-b1 run it.  Unmodified bpftrace under
@@ -39,6 +39,8 @@ set -u
 B=${KVIEW_BUILD:?}
 # shellcheck source=tests/lib/guest.sh
 . "$(dirname "$0")/../lib/guest.sh"
+# shellcheck source=tests/lib/oci.sh
+. "$(dirname "$0")/../lib/oci.sh"
 K=$B/userspace/kview
 TG=$B/tests/guest
 W=$TG/workload
@@ -52,16 +54,15 @@ CT=/tmp/kview-ctr
 RT2=/run/kview-ctr-root
 CA=kview-a1 CB=kview-b1 CC=kview-c1 CS=kview-s1
 PIDS=()
-ROOTCTL=$(cat $CG/cgroup.subtree_control)
+oci_controllers_save
 
 for tool in crun runc bpftrace opensnoop jq stdbuf unshare; do
 	command -v $tool >/dev/null || { bad "no $tool"; exit 1; }
 done
-RT=crun
-if [ ! -e /proc/self/uid_map ]; then
-	RT=runc
+oci_runtime
+RT=$OCI_RT
+[ $RT = crun ] ||
 	say "no user namespaces in this kernel: crun 1.8 cannot start a container (it reads /proc/self/uid_map); runc runs them"
-fi
 export KVIEW_OCI_RUNTIME=$RT
 # The comm of the runtime's processes that an exec passes through in the
 # container's cgroup before its program runs (runc:[0:PARENT], ...).
@@ -88,41 +89,20 @@ cleanup() {
 	done
 	# The runtime enabled the root's controllers for its cgroups: as
 	# they were.
-	for c in $(cat $CG/cgroup.subtree_control); do
-		[[ " $ROOTCTL " == *" $c "* ]] || echo "-$c" >$CG/cgroup.subtree_control ||
-			bad "cannot disable the $c controller $RT enabled"
-	done
+	c=$(oci_controllers_restore 2>&1) || bad "$c"
 	rm -rf $CT $RT2
 }
 trap cleanup EXIT
 trap 'exit 1' TERM INT HUP
 
-# The namespaces of `crun spec`'s that the kernel has, as a JSON array.
-NS=$(for ns in pid network ipc uts mount; do
-	case $ns in
-	pid) unshare --pid --fork true ;;
-	network) unshare --net true ;;
-	*) unshare --$ns true ;;
-	esac 2>/dev/null && echo $ns
-done | jq -R . | jq -sc .)
+oci_namespaces
 
 # bundle NAME ARGS...: an OCI bundle $CT/NAME whose process runs ARGS in
 # cgroup kview-ctr/NAME.
 bundle() {
-	local name=$1 d=$CT/$1
+	local name=$1
 	shift
-	mkdir -p "$d/rootfs" && (cd "$d/rootfs" && mkdir -p usr proc dev sys tmp ".$TG" &&
-		ln -s usr/bin bin && ln -s usr/sbin sbin && ln -s usr/lib lib &&
-		ln -s usr/lib64 lib64) && (cd "$d" && crun spec) || return 1
-	jq --argjson args "$(printf '%s\n' "$@" | jq -R . | jq -s .)" --argjson ns "$NS" \
-		--arg tg "$TG" --arg cg "/kview-ctr/$name" '
-		.process.terminal = false | .process.args = $args |
-		.linux.namespaces |= map(select(.type as $t | ($ns | index($t)) != null)) |
-		(if ($ns | index("uts")) != null then . else del(.hostname) end) |
-		.linux.cgroupsPath = $cg |
-		.mounts += [{destination: "/usr", type: "bind", source: "/usr", options: ["rbind", "ro"]},
-			{destination: $tg, type: "bind", source: $tg, options: ["rbind", "ro"]}]' \
-		"$d/config.json" >"$d/config.json.new" && mv "$d/config.json.new" "$d/config.json"
+	oci_bundle "$CT/$name" "/kview-ctr/$name" -b "$TG" -- "$@"
 }
 
 # ctr_run [runtime options] ID NAME: run container ID of bundle NAME,
@@ -168,7 +148,7 @@ expect_error() {
 # The containers: a1 and b1 run the workload; s1 (in runtime root $RT2)
 # ran /bin/true and is stopped.
 mkdir -p $CT $OUT || { bad "cannot make $CT and $OUT"; exit 1; }
-say "namespaces of the containers: $NS"
+say "namespaces of the containers: $OCI_NS"
 for n in a b c; do
 	bundle $n "$W" openspin || { bad "cannot make the bundle $CT/$n"; exit 1; }
 done
