@@ -48,16 +48,37 @@ static inline void loopback_connect(int lfd, const struct sockaddr_in *a, int *c
 	setsockopt(*s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-static inline pid_t start_memcached(void)
+/* memcached's command line (tools.c runs it in a container too). */
+#define MC_STR_(x) #x
+#define MC_STR(x) MC_STR_(x)
+#define MEMCACHED_ARGV { "memcached", "-u", "root", "-l", "127.0.0.1", "-p", MC_STR(MC_PORT), \
+			 "-U", "0", "-t", "1", "-m", "64", NULL }
+
+/* Wait until memcached (@pid, for the message) listens on MC_PORT. */
+static inline void memcached_wait_listening(pid_t pid)
 {
-	char port[16];
-	char *argv[] = { "memcached", "-u", "root", "-l", "127.0.0.1", "-p", port,
-			 "-U", "0", "-t", "1", "-m", "64", NULL };
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(MC_PORT) };
-	pid_t pid;
 	int i, fd;
 
-	snprintf(port, sizeof(port), "%d", MC_PORT);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (i = 0; i < 1000; i++) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		check(fd >= 0, "socket: %s", strerror(errno));
+		if (!connect(fd, (void *)&a, sizeof(a))) {
+			close(fd);
+			return;
+		}
+		close(fd);
+		usleep(10000);
+	}
+	fail("memcached (pid %d) did not listen on 127.0.0.1:%d in 10 s", pid, MC_PORT);
+}
+
+static inline pid_t start_memcached(void)
+{
+	char *argv[] = MEMCACHED_ARGV;
+	pid_t pid;
+
 	pid = fork();
 	check(pid >= 0, "fork: %s", strerror(errno));
 	if (!pid) {
@@ -65,18 +86,8 @@ static inline pid_t start_memcached(void)
 		fprintf(stderr, "exec memcached: %s\n", strerror(errno));
 		_exit(127);
 	}
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	for (i = 0; i < 1000; i++) {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		check(fd >= 0, "socket: %s", strerror(errno));
-		if (!connect(fd, (void *)&a, sizeof(a))) {
-			close(fd);
-			return pid;
-		}
-		close(fd);
-		usleep(10000);
-	}
-	fail("memcached did not listen on 127.0.0.1:%d in 10 s", MC_PORT);
+	memcached_wait_listening(pid);
+	return pid;
 }
 
 /*
