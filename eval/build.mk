@@ -34,7 +34,8 @@ $(EVAL_OUT)/summarize: $(ROOT)/eval/tools/summarize.c
 eval: all eval-build
 	$(Q)$(ROOT)/eval/run full
 
-## eval-quick      a short evaluation (under 40 minutes, 7 more for many views at once):
+## eval-quick      a short evaluation (under 40 minutes, 7 more for many views
+##                 at once, and the containers part, not timed):
 ##                 eval/results/<date>-quick/
 eval-quick: all eval-build
 	$(Q)$(ROOT)/eval/run quick

@@ -16,3 +16,10 @@ int BPF_PROG(lsmcg_open, struct file *file)
 {
 	return 1;	/* allow */
 }
+
+/* The same, a second program, for BPF_PROG_ATTACH beside the link. */
+SEC("lsm_cgroup/file_open")
+int BPF_PROG(lsmcg_attach, struct file *file)
+{
+	return 1;	/* allow */
+}
