@@ -101,6 +101,16 @@ awk -F, 'NR > 1 && $3 != "*" && $16 == 0 { exit 1 }' "$out/tools.csv" ||
 	bad "tools: a run whose tool saw no event of the traced process"
 phase "tools"
 
+# The containers part (eval/bench-containers): memcached in one runc
+# container while syscount's own cgroup filter, then kview exec
+# --container, trace the other; the warm-up round alone.
+"$(dirname "$0")/../../eval/guest/containers.sh" 0 1 syscount filter,kview "$out/ctr.csv" >/dev/null ||
+	bad "containers driver failed"
+[ "$(rows "$out/ctr.csv" .)" = 3 ] || bad "containers: $(rows "$out/ctr.csv" .) rows, expected 3"
+awk -F, 'NR > 1 && $3 != "*" && $16 == 0 { exit 1 }' "$out/ctr.csv" ||
+	bad "containers: a run whose tool saw no event of the traced container"
+phase "containers"
+
 for i in $(seq 50); do
 	grep -q '^views 0$' /sys/kernel/debug/kview/stats && break
 	sleep 0.1
