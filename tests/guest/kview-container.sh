@@ -228,10 +228,11 @@ grep -E '^@\[' "$out" | grep -Ev "^@\[($A1|$A2|$A3), " | grep -Ev "^@\[[0-9]+, $
 stats_clean "bpftrace on a container"
 
 # opensnoop on a1 (its whole id, the runtime by path): a4 exec'd in after the
-# attach shows, a2 moved out stops showing: its count of lines settles (the
-# events from before the move drain first: opensnoop polls its buffer every
-# 100 ms, and a debug kernel is slow) and then stays, where a2 still traced
-# would add 100 a second.
+# attach shows, a2 moved out stops showing.  a2 stays stopped after its move
+# until opensnoop's count of its lines has not changed for 2 s: what drains
+# then are events from before the move (opensnoop polls its buffer every
+# 100 ms, and a debug kernel is slow), since a stopped a2 opens nothing.
+# Then a2 runs on for 2 s, where a2 still traced would add 100 a second.
 count_of() { grep -Ec "^$1 +workload " "$R/ctr-$2.out"; }
 tool_start opensnoop-a 2 "$K" exec --container $CA --runtime "$(command -v $RT)" -- stdbuf -oL opensnoop
 cgroup_member $A2
@@ -239,19 +240,21 @@ ctr_exec $CA
 A4=$CPID
 cgroup_member $A4
 sleep 2
-move_out $A2
-n1=$(count_of $A2 opensnoop-a) settle=0
-while [ $settle -lt 15 ]; do
+kill -STOP $A2
+echo $A2 >$OUT/cgroup.procs || bad "cannot move $A2 out of its container's cgroup"
+cgroup_member $A2 not
+n1=$(count_of $A2 opensnoop-a) settle=0 same=0
+while [ $settle -lt 30 ] && [ $same -lt 2 ]; do
 	sleep 1
 	settle=$((settle + 1))
 	n=$(count_of $A2 opensnoop-a)
-	[ "$n" = "$n1" ] && break
-	n1=$n
+	if [ "$n" = "$n1" ]; then same=$((same + 1)); else same=0; n1=$n; fi
 done
+kill -CONT $A2
 sleep 2
 n2=$(count_of $A2 opensnoop-a)
 tool_stop opensnoop-a
-say "opensnoop: $A2's opens: $n1 once settled ${settle} s after its move, $n2 2 s later"
+say "opensnoop: $A2's opens: $n1 once settled ${settle} s after its move (stopped), $n2 after it ran 2 s more"
 [ "$n1" -gt 0 ] && [ "$n1" = "$n2" ] || bad "opensnoop: $A2's opens did not stop with its move ($n1, then $n2)"
 for p in $A1 $A4; do
 	[ "$(count_of $p opensnoop-a)" -gt 0 ] || bad "opensnoop: no opens of $p in $CA"
