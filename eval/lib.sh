@@ -50,3 +50,62 @@ function ci(sum, sq, m,   mean, var) {
 	mean = sum / m; var = m > 1 ? (sq - m * mean * mean) / (m - 1) : 0
 	return m > 1 ? t95(m - 1) * sqrt(var > 0 ? var : 0) / sqrt(m) : 0
 }'
+
+# The tools parts (eval/bench-tools, eval/bench-containers): their runs.csv
+# has one row per run (bench,clock,tool,mode,round,warmup,tps,...).
+# tools_tables OUT: table-tps.md and table-cpu.md (summarize, change vs
+# none per tool), their .dat files tps.dat and cpu.dat.
+tools_tables() {
+	local out=$1
+	"$B/eval/summarize" "$out/runs.csv" tps none tool >"$out/table-tps.md"
+	mv "$out/runs.csv.dat" "$out/tps.dat"
+	"$B/eval/summarize" "$out/runs.csv" memcached_ns_per_op none tool >"$out/table-cpu.md"
+	mv "$out/runs.csv.dat" "$out/cpu.dat"
+}
+
+# tools_plot OUT NAME MODES TITLE: NAME.dat (one line per tool: the change
+# vs none and its CI in each of MODES, comma-separated) and NAME.png, its
+# bars; no plot of the warm-up round alone (ROUNDS=0, a smoke test).
+tools_plot() {
+	local out=$1 name=$2 modes=$3 title=$4 ncols
+	awk -v modes="${modes//,/ }" '$1 != "*" { pct[$1, $3] = $6; ci[$1, $3] = $7;
+			if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
+		END { m = split(modes, M, " ");
+			for (i = 1; i <= n; i++) { line = order[i];
+				for (j = 1; j <= m; j++)
+					line = line " " (((order[i], M[j]) in pct) ? pct[order[i], M[j]] " " ci[order[i], M[j]] : "NaN NaN");
+				print line } }' "$out/tps.dat" >"$out/$name.dat"
+	if ! awk -F, 'NR > 1 && !$6 { found = 1 } END { exit !found }' "$out/runs.csv"; then
+		echo "[eval] $name: the warm-up round alone, nothing to plot"
+		return
+	fi
+	ncols=$(tr , '\n' <<<"$modes" | wc -l)
+	gnuplot <<GP
+set terminal pngcairo size 900,520 font ",11" noenhanced
+set output "$out/$name.png"
+set title "$title\n($EVAL_CLOCK clock; mean of the runs, 95% CI; change vs no tool in the same boot)"
+set ylabel "memcaslap ops/s, change vs no tool (%)"
+set style data histogram
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.7 border -1
+set grid ytics
+set key outside right
+set xtics rotate by -20
+modes = "${modes//,/ }"
+plot for [i=1:$ncols] "$out/$name.dat" using (column(2*i)):(column(2*i+1)):xtic(1) title word(modes, i)
+GP
+}
+
+# tools_means OUT: the markdown table of each (tool, mode)'s means over
+# the measured runs: attach time, the tool's CPU, traced events, the traced
+# process's CPU.
+tools_means() {
+	echo "| tool | mode | attach (s) | tool CPU (ms) | traced events | traced process CPU (ms) |"
+	echo "|---|---|---|---|---|---|"
+	awk -F, 'NR > 1 && !$6 && $3 != "*" { k = $3 "," $4; if (!(k in n)) order[++no] = k; n[k]++;
+		at[k] += $15; tc[k] += $14; ev[k] += $16; pc[k] += $13 }
+		END { for (i = 1; i <= no; i++) { k = order[i]; split(k, a, ",");
+			printf "| %s | %s | %.1f | %.0f | %.0f | %.0f |\n", a[1], a[2],
+			at[k]/n[k]/1e9, tc[k]/n[k]/1e6, ev[k]/n[k], pc[k]/n[k]/1e6 } }' \
+		"$1/runs.csv" | sort -t'|' -k2,2 -s
+}
