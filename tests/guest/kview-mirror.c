@@ -30,8 +30,9 @@
  *                 another function of that page reaches every copy, and
  *                 its removal too; two of the processes and one in no
  *                 view read: each view's program counts its own process's
- *                 reads exactly and the others' counts do not move; all
- *                 of it is gone after the detach
+ *                 reads exactly and the others' counts do not move;
+ *                 detached from every other view, those lose the patch
+ *                 and the rest keep it; all of it is gone after the detach
  *
  * One suite (tests/lib/harness.h): the fixture is what a case makes (the
  * target, the view, the objects and links) and the global tracing state it
@@ -881,22 +882,48 @@ static void many_isolation(struct many *m)
 }
 
 /*
- * Detach from every view (each is then empty), close the views, end the
+ * Detach from every other view first: each of those loses its patch and
+ * its copy, each of the others keeps its call to kprobe_view_caller (the
+ * kprobe leaves one member's view at a time, not all and back).  Then
+ * from the rest (each view is then empty), close the views, end the
  * stopped processes: no view, member, patch or copy is left, and the
  * global text at ksys_read's site is what it was.
  */
-static void many_teardown(struct many *m, unsigned long site, unsigned char before)
+static void many_teardown(struct many *m, unsigned long site,
+			  unsigned long caller, unsigned char before)
 {
-	unsigned char vb, gb;
+	unsigned char vb[5], gb[5];
+	struct kview_info info;
 	double t = kvtest_now();
 	int i;
 
-	for (i = 0; i < MANY_VIEWS; i++)
+	for (i = 1; i < MANY_VIEWS; i += 2)
+		release_link(&m->link[i]);
+	for (i = 0; i < MANY_VIEWS; i++) {
+		check(!kview__info(m->kv[i], &info), "info of view %d: %s",
+		      i + 1, strerror(errno));
+		check(!kview__read_text(m->kv[i], site, vb, gb, sizeof(vb)),
+		      "read text of view %d: %s", i + 1, strerror(errno));
+		if (i % 2) {
+			check(!info.nr_patches && !info.nr_pages &&
+			      !memcmp(vb, gb, sizeof(vb)),
+			      "view %d, detached: %u patch(es), %u page(s), %s at ksys_read's site where the global text has %s",
+			      i + 1, info.nr_patches, info.nr_pages,
+			      hexbytes(vb, 5), hexbytes(gb, 5));
+		} else {
+			check(info.nr_patches == 1 &&
+			      insn_calls(vb, site, caller),
+			      "view %d, still attached: %u patch(es), %s at ksys_read's site",
+			      i + 1, info.nr_patches, hexbytes(vb, 5));
+		}
+	}
+	check_eq(kview_verify_total(NULL), 0);
+	for (i = 0; i < MANY_VIEWS; i += 2)
 		release_link(&m->link[i]);
 	diag("%d links destroyed in %.2f s", MANY_VIEWS, kvtest_now() - t);
-	check(!kview__read_text(m->kv[0], site, &vb, &gb, 1), "read text: %s",
+	check(!kview__read_text(m->kv[0], site, vb, gb, 1), "read text: %s",
 	      strerror(errno));
-	check_eq(gb, before);
+	check_eq(gb[0], before);
 	t = kvtest_now();
 	for (i = 0; i < MANY_VIEWS; i++) {
 		check_view_empty_destroy(m->kv[i]);
@@ -952,7 +979,7 @@ static void test_many(void *fixture, const void *variant)
 	many_mirror(f, m, site);
 	many_check_attached(m, site, caller, before);
 	many_isolation(m);
-	many_teardown(m, site, before);
+	many_teardown(m, site, caller, before);
 	check_eq(kview_stats().out_of_scope, s0.out_of_scope);
 	free(m);
 	f->many = NULL;
