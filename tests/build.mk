@@ -80,7 +80,7 @@ tests: tests-host
 tests-host: $(TEST_HOST_OUT)/btf-printer $(TEST_HOST_OUT)/json-writer $(TEST_HOST_OUT)/views-parser \
 	$(TEST_HOST_OUT)/check-suite $(TEST_HOST_OUT)/container-match
 $(TEST_HOST_OUT)/btf-printer: $(ROOT)/tests/host/btf-printer.c $(ROOT)/userspace/dump.c \
-		$(ROOT)/userspace/json.c $(ROOT)/userspace/json.h $(ROOT)/userspace/kview-cli.h
+		$(ROOT)/userspace/json.c $(ROOT)/userspace/json.h $(ROOT)/userspace/dump.h
 	@mkdir -p $(@D)
 	@echo "  CC      tests/host/btf-printer"
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -I$(ROOT)/userspace -I$(ROOT)/libbpf-ext/include -I$(UAPI_SRC) $(ROOT)/tests/host/btf-printer.c \

@@ -289,6 +289,7 @@ struct stream {
 	const char *map;
 	const struct btf *btf;
 	__u32 type_id;
+	bool json;	/* -j: records as JSON lines */
 };
 
 struct streams {
@@ -303,7 +304,9 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 {
 	const struct stream *st = ctx;
 
-	print_record(stdout, st->map, st->btf, st->type_id, data, size);
+	if (print_record(stdout, st->json, st->map, st->btf, st->type_id,
+			 data, size))
+		die("out of memory printing a record of %s", st->map);
 	return 0;
 }
 
@@ -351,6 +354,7 @@ static void streams_open(struct streams *ss, struct bpf_object *obj)
 		}
 		st->map = bpf_map__name(map);
 		st->btf = btf;
+		st->json = json_output;
 		st->type_id = record_type(btf, st->map, n == 1);
 		if (!st->type_id)
 			note("%s: no struct %s_event%s in the object's BTF: its records in hex",
@@ -784,7 +788,8 @@ static void attach_interval(struct attach *a)
 	if (read(a->ifd, &ticks, sizeof(ticks)) != sizeof(ticks))
 		return;
 	strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
-	dump_maps(stdout, a->obj, stamp);
+	if (dump_maps(stdout, json_output, a->obj, stamp))
+		die("out of memory printing the maps");
 	fflush(stdout);
 }
 
@@ -850,7 +855,8 @@ static int attach_teardown(struct attach *a, bool ok)
 	kview_links__destroy(a->links);
 	if (ok) {
 		streams_consume(&a->streams);
-		dump_maps(stdout, a->obj, NULL);
+		if (dump_maps(stdout, json_output, a->obj, NULL))
+			die("out of memory printing the maps");
 		fflush(stdout);
 		if (a->t.command && !a->cmd_done)
 			command_stop(a->t.pid, a->view_id, a->stop_sig, a->t.quiet, &a->status);

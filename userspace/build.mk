@@ -12,7 +12,7 @@ EXAMPLES := $(patsubst $(ROOT)/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard $(ROOT)/users
 userspace: $(KVIEW_BIN) $(EXAMPLES)
 
 $(KVIEW_OBJS): $(KVIEW_OUT)/%.o: $(ROOT)/userspace/%.c $(ROOT)/userspace/kview-cli.h \
-		$(ROOT)/userspace/json.h $(ROOT)/userspace/json-read.h $(ROOT)/userspace/container.h \
+		$(ROOT)/userspace/dump.h $(ROOT)/userspace/json.h $(ROOT)/userspace/json-read.h $(ROOT)/userspace/container.h \
 		$(LIBKVIEW_HDRS)
 	@mkdir -p $(@D)
 	@echo "  CC      userspace/$*.c"

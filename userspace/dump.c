@@ -15,16 +15,19 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "kview-cli.h"
+#include "dump.h"
+#include "json.h"
 
 /*
  * Where the BTF printer writes: text on @out, or JSON through @jw (NULL
- * for text), with the object's BTF.
+ * for text), with the object's BTF; *@err becomes -ENOMEM if memory ran
+ * out (the printing goes on without what needed it).
  */
 struct printer {
 	FILE *out;
 	struct json_writer *jw;
 	const struct btf *btf;
+	int *err;
 };
 
 static void put_uint(const struct printer *p, unsigned long long v)
@@ -59,8 +62,11 @@ static void hex(const struct printer *p, const void *data, size_t len)
 	char *s = malloc(len * 3 + 1);
 	size_t i;
 
-	if (!s)
-		die("out of memory");
+	if (!s) {
+		*p->err = -ENOMEM;
+		put_name(p, "?");
+		return;
+	}
 	for (i = 0; i < len; i++)
 		sprintf(s + 3 * i, "%02x ", b[i]);
 	s[len ? 3 * len - 1 : 0] = '\0';	/* the last space */
@@ -515,9 +521,11 @@ static void put_entries(const struct printer *p, const struct map_reader *r,
 	void *val = calloc(r->ncpus, r->stride);
 	bool first = true;
 
-	if (!next || !key || !val)
-		die("out of memory");
 	*entries = *zeroes = 0;
+	if (!next || !key || !val) {
+		*p->err = -ENOMEM;
+		goto out;
+	}
 	while (bpf_map_get_next_key(r->fd, first ? NULL : key, next) == 0) {
 		first = false;
 		memcpy(key, next, r->ksz);
@@ -532,6 +540,7 @@ static void put_entries(const struct printer *p, const struct map_reader *r,
 		}
 		put_entry(p, r, key, val);
 	}
+out:
 	free(val);
 	free(next);
 	free(key);
@@ -591,8 +600,10 @@ static void dump_map(const struct printer *p, struct bpf_map *map)
 		} else {
 			/* The text's heading counts the entries: they go first. */
 			lines.out = open_memstream(&lbuf, &llen);
-			if (!lines.out)
-				die("out of memory");
+			if (!lines.out) {
+				*p->err = -ENOMEM;
+				return;
+			}
 			put_entries(&lines, &r, &entries, &zeroes);
 			fclose(lines.out);
 			fprintf(p->out, "map %s (%s, %zu entr%s", name,
@@ -626,11 +637,15 @@ __u32 record_type(const struct btf *btf, const char *map, bool only)
 	return id > 0 ? id : 0;
 }
 
-void print_record(FILE *out, const char *map, const struct btf *btf,
-		  __u32 id, const void *data, size_t size)
+int print_record(FILE *out, bool json, const char *map,
+		 const struct btf *btf, __u32 id, const void *data,
+		 size_t size)
 {
 	struct json_writer w;
-	struct printer p = { .out = out, .jw = json_output ? &w : NULL, .btf = btf };
+	int err = 0;
+	struct printer p = {
+		.out = out, .jw = json ? &w : NULL, .btf = btf, .err = &err,
+	};
 
 	if (p.jw) {
 		jw_begin_record(&w, out, "record");
@@ -645,13 +660,17 @@ void print_record(FILE *out, const char *map, const struct btf *btf,
 		jw_end_object(&w);
 	else
 		fputc('\n', out);
+	return err;
 }
 
-void dump_maps(FILE *out, struct bpf_object *obj, const char *stamp)
+int dump_maps(FILE *out, bool json, struct bpf_object *obj,
+	      const char *stamp)
 {
 	struct json_writer w;
+	int err = 0;
 	struct printer p = {
-		.out = out, .jw = json_output ? &w : NULL, .btf = bpf_object__btf(obj),
+		.out = out, .jw = json ? &w : NULL, .btf = bpf_object__btf(obj),
+		.err = &err,
 	};
 	struct bpf_map *map;
 
@@ -678,4 +697,5 @@ void dump_maps(FILE *out, struct bpf_object *obj, const char *stamp)
 		jw_end_array(&w);
 		jw_end_object(&w);
 	}
+	return err;
 }

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include <kview/kview.h>
 
+#include "dump.h"
 #include "json.h"
 
 #define KVIEW_VERSION "0.6.0"
@@ -129,17 +130,6 @@ const char *describe_status(int status);
 
 /* libbpf's messages: shown with -v only. */
 void libbpf_print_init(void);
-
-/*
- * Print the maps of @obj (BTF-decoded where possible) on @out, after
- * "@ @stamp" if @stamp (an interval's dump); with -j one JSON line.
- */
-void dump_maps(FILE *out, struct bpf_object *obj, const char *stamp);
-/* The BTF type of ring buffer @map's records (0: none), see dump.c. */
-__u32 record_type(const struct btf *btf, const char *map, bool only);
-/* One record of ring buffer @map: "map: {field=value, ...}" on @out. */
-void print_record(FILE *out, const char *map, const struct btf *btf,
-		  __u32 id, const void *data, size_t size);
 
 
 #endif

@@ -17,12 +17,11 @@
 #include <string.h>
 #include <bpf/btf.h>
 
-#include "kview-cli.h"
+#include "dump.h"
 
-bool verbose;
-bool json_output;
-
-void die(const char *fmt, ...)
+/* The test's own setup failed: say what, and stop. */
+static void __attribute__((format(printf, 1, 2), noreturn))
+die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -34,6 +33,7 @@ void die(const char *fmt, ...)
 }
 
 static int fails;
+static bool json;	/* the form expect() asks the printer for */
 
 static void expect(const char *what, const struct btf *btf, __u32 id,
 		   const void *data, size_t size, const char *want)
@@ -44,13 +44,14 @@ static void expect(const char *what, const struct btf *btf, __u32 id,
 
 	if (!f)
 		die("open_memstream failed");
-	print_record(f, "events", btf, id, data, size);
+	if (print_record(f, json, "events", btf, id, data, size))
+		die("print_record: out of memory");
 	fclose(f);
 	if (strcmp(got, want)) {
 		printf("# %s (%s):\n#   want %s#   got  %s", what,
-		       json_output ? "json" : "text", want, got);
+		       json ? "json" : "text", want, got);
 		fails++;
-	} else if (json_output) {
+	} else if (json) {
 		/* The script parses these. */
 		printf("JSON %s", got);
 	}
@@ -149,7 +150,7 @@ int main(void)
 	expect("UTF-8 comm", btf, comm, "caf\xc3\xa9\0\0", 8, "events: \"caf\\xc3\\xa9\"\n");
 	expect("infinite double", btf, dbl, &inf, sizeof(inf), "events: -inf\n");
 
-	json_output = true;
+	json = true;
 	expect("every shape", btf, ev, rec, sizeof(rec),
 	       "{\"type\":\"record\",\"map\":\"events\",\"data\":{\"pid\":42,"
 	       "\"comm\":\"dd\\n\",\"c\":\"BLUE\",\"delta\":-5,\"flags\":5,"
