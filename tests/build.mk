@@ -93,12 +93,14 @@ $(TEST_HOST_OUT)/json-writer: $(ROOT)/tests/host/json-writer.c $(ROOT)/userspace
 		$(ROOT)/userspace/json.c -o $@
 $(TEST_HOST_OUT)/container-match: $(ROOT)/tests/host/container-match.c $(ROOT)/userspace/container.c \
 		$(ROOT)/userspace/container.h $(ROOT)/userspace/json-read.c $(ROOT)/userspace/json-read.h \
-		$(ROOT)/userspace/kview-cli.h
+		$(ROOT)/userspace/output.c $(ROOT)/userspace/output.h $(ROOT)/userspace/json.c \
+		$(ROOT)/userspace/json.h $(ROOT)/userspace/kview-cli.h
 	@mkdir -p $(@D)
 	@echo "  CC      tests/host/container-match"
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -I$(ROOT)/userspace -I$(ROOT)/libbpf-ext/include -I$(UAPI_SRC) \
 		$(ROOT)/tests/host/container-match.c $(ROOT)/userspace/container.c \
-		$(ROOT)/userspace/json-read.c -o $@
+		$(ROOT)/userspace/json-read.c $(ROOT)/userspace/output.c $(ROOT)/userspace/json.c \
+		-o $@ $(LDLIBS_BPF)
 $(TEST_HOST_OUT)/views-parser: $(ROOT)/tests/host/views-parser.c $(LIBKVIEW_A) \
 		$(ROOT)/libbpf-ext/include/kview/kview.h
 	@mkdir -p $(@D)

@@ -119,7 +119,7 @@ static const char attach_usage[] =
 "  kview attach --container web -d 60 opens.bpf.o  # a container's (crun's)\n"
 "  kview attach -j -p 1234 events.bpf.o | jq .  # records as JSON lines\n";
 
-long parse_number(const char *what, const char *s, long max)
+long parse_number(const struct output *o, const char *what, const char *s, long max)
 {
 	char *end;
 	long v;
@@ -127,12 +127,12 @@ long parse_number(const char *what, const char *s, long max)
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v <= 0 || v > max)
-		die("%s wants a positive number, got '%s'", what, s);
+		out_die(o, "%s wants a positive number, got '%s'", what, s);
 	return v;
 }
 
 /* A clear error for anything that is not a BPF ELF object. */
-static void check_object_file(const char *path)
+static void check_object_file(const struct output *o, const char *path)
 {
 	unsigned char hdr[20];
 	struct stat st;
@@ -141,16 +141,16 @@ static void check_object_file(const char *path)
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		die("%s: %s", path, strerror(errno));
+		out_die(o, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-		die("%s: is a directory, not a BPF ELF object", path);
+		out_die(o, "%s: is a directory, not a BPF ELF object", path);
 	n = read(fd, hdr, sizeof(hdr));
 	close(fd);
 	if (n < (ssize_t)sizeof(hdr) || memcmp(hdr, "\177ELF", 4))
-		die("%s: not a BPF ELF object (no ELF header)", path);
+		out_die(o, "%s: not a BPF ELF object (no ELF header)", path);
 	if ((hdr[18] | hdr[19] << 8) != EM_BPF)
-		die("%s: not a BPF ELF object (ELF for machine %u, not BPF)", path,
-		    hdr[18] | hdr[19] << 8);
+		out_die(o, "%s: not a BPF ELF object (ELF for machine %u, not BPF)", path,
+			hdr[18] | hdr[19] << 8);
 }
 
 const char *create_error(int err, pid_t pid)
@@ -204,7 +204,7 @@ static const char *bpf_error(int err)
  */
 #define LOG_BUF_SIZE (1U << 20)
 
-static void set_log_bufs(struct bpf_object *obj)
+static void set_log_bufs(const struct output *o, struct bpf_object *obj)
 {
 	struct bpf_program *prog;
 
@@ -212,7 +212,7 @@ static void set_log_bufs(struct bpf_object *obj)
 		char *buf = calloc(1, LOG_BUF_SIZE);
 
 		if (!buf || bpf_program__set_log_buf(prog, buf, LOG_BUF_SIZE))
-			die("out of memory for the verifier's log");
+			out_die(o, "out of memory for the verifier's log");
 	}
 }
 
@@ -228,7 +228,8 @@ static void free_log_bufs(struct bpf_object *obj)
 }
 
 /* The failed program and the last lines of its verifier log. */
-static void print_load_failure(const char *path, struct bpf_object *obj, int err)
+static void print_load_failure(const struct output *o, const char *path,
+			       struct bpf_object *obj, int err)
 {
 	struct bpf_program *prog, *failed = NULL;
 	const char *log = NULL, *end, *p, *q;
@@ -243,24 +244,24 @@ static void print_load_failure(const char *path, struct bpf_object *obj, int err
 		}
 	}
 	if (!failed) {
-		error_note("%s: cannot load the object: %s", path, bpf_error(err));
+		out_error(o, "%s: cannot load the object: %s", path, bpf_error(err));
 		return;
 	}
-	if (json_output) {
+	if (o->json) {
 		struct json_writer w;
 		char msg[512];
 
 		snprintf(msg, sizeof(msg), "%s: the verifier rejected program '%s' (%s)",
 			 path, bpf_program__name(failed), bpf_error(err));
-		json_message(&w, "error", msg);
+		out_message(&w, "error", msg);
 		jw_key_string(&w, "program", bpf_program__name(failed));
 		jw_key_string(&w, "error", bpf_error(err));
 		jw_key_string(&w, "log", log);
 		jw_end_object(&w);
 		return;
 	}
-	error_note("%s: the verifier rejected program '%s' (%s); end of its log:",
-	     path, bpf_program__name(failed), bpf_error(err));
+	out_error(o, "%s: the verifier rejected program '%s' (%s); end of its log:",
+		  path, bpf_program__name(failed), bpf_error(err));
 	end = log + strlen(log);
 	while (end > log && end[-1] == '\n')
 		end--;
@@ -289,10 +290,11 @@ struct stream {
 	const char *map;
 	const struct btf *btf;
 	__u32 type_id;
-	bool json;	/* -j: records as JSON lines */
+	const struct output *out;	/* with -j (json), records as JSON lines */
 };
 
 struct streams {
+	const struct output *out;
 	struct stream *s;
 	struct ring_buffer *rb;
 	struct perf_buffer *pb[MAX_PERF_BUFS];
@@ -304,9 +306,9 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 {
 	const struct stream *st = ctx;
 
-	if (print_record(stdout, st->json, st->map, st->btf, st->type_id,
+	if (print_record(stdout, st->out->json, st->map, st->btf, st->type_id,
 			 data, size))
-		die("out of memory printing a record of %s", st->map);
+		out_die(st->out, "out of memory printing a record of %s", st->map);
 	return 0;
 }
 
@@ -320,8 +322,8 @@ static void on_perf_lost(void *ctx, int cpu, __u64 n)
 {
 	const struct stream *st = ctx;
 
-	note("perf buffer %s: %llu record(s) lost on CPU %d", st->map,
-	     (unsigned long long)n, cpu);
+	out_note(st->out, "perf buffer %s: %llu record(s) lost on CPU %d", st->map,
+		 (unsigned long long)n, cpu);
 }
 
 static bool streamed(const struct bpf_map *map)
@@ -330,20 +332,22 @@ static bool streamed(const struct bpf_map *map)
 	       bpf_map__type(map) == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
 }
 
-static void streams_open(struct streams *ss, struct bpf_object *obj)
+static void streams_open(struct streams *ss, const struct output *o,
+			 struct bpf_object *obj)
 {
 	const struct btf *btf = bpf_object__btf(obj);
 	struct bpf_map *map;
 	size_t n = 0, i = 0;
 
 	memset(ss, 0, sizeof(*ss));
+	ss->out = o;
 	bpf_object__for_each_map(map, obj)
 		n += streamed(map);
 	if (!n)
 		return;
 	ss->s = calloc(n, sizeof(*ss->s));
 	if (!ss->s)
-		die("out of memory");
+		out_die(o, "out of memory");
 	bpf_object__for_each_map(map, obj) {
 		struct stream *st = &ss->s[i++];
 		int fd = bpf_map__fd(map);
@@ -354,22 +358,22 @@ static void streams_open(struct streams *ss, struct bpf_object *obj)
 		}
 		st->map = bpf_map__name(map);
 		st->btf = btf;
-		st->json = json_output;
+		st->out = o;
 		st->type_id = record_type(btf, st->map, n == 1);
 		if (!st->type_id)
-			note("%s: no struct %s_event%s in the object's BTF: its records in hex",
-			     st->map, st->map, n == 1 ? " or event" : "");
+			out_note(o, "%s: no struct %s_event%s in the object's BTF: its records in hex",
+				 st->map, st->map, n == 1 ? " or event" : "");
 		if (bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF) {
 			if (!ss->rb ? !(ss->rb = ring_buffer__new(fd, on_ring_record, st, NULL)) :
 				      ring_buffer__add(ss->rb, fd, on_ring_record, st) < 0)
-				die("cannot read ring buffer %s: %s", st->map, strerror(errno));
+				out_die(o, "cannot read ring buffer %s: %s", st->map, strerror(errno));
 			continue;
 		}
 		if (ss->npb == MAX_PERF_BUFS)
-			die("more than %d perf event arrays", MAX_PERF_BUFS);
+			out_die(o, "more than %d perf event arrays", MAX_PERF_BUFS);
 		ss->pb[ss->npb] = perf_buffer__new(fd, 64, on_perf_record, on_perf_lost, st, NULL);
 		if (!ss->pb[ss->npb])
-			die("cannot read perf event array %s: %s", st->map, strerror(errno));
+			out_die(o, "cannot read perf event array %s: %s", st->map, strerror(errno));
 		ss->pb_stream[ss->npb++] = st;
 	}
 }
@@ -392,10 +396,10 @@ static void streams_consume(struct streams *ss)
 	size_t i;
 
 	if (ss->rb && ring_buffer__consume(ss->rb) < 0)
-		die("reading the ring buffers: %s", strerror(errno));
+		out_die(ss->out, "reading the ring buffers: %s", strerror(errno));
 	for (i = 0; i < ss->npb; i++)
 		if (perf_buffer__consume(ss->pb[i]) < 0)
-			die("reading perf event array %s: %s", ss->pb_stream[i]->map, strerror(errno));
+			out_die(ss->out, "reading perf event array %s: %s", ss->pb_stream[i]->map, strerror(errno));
 }
 
 static void streams_close(struct streams *ss)
@@ -540,24 +544,24 @@ static int attach_options(struct attach *a, int argc, char **argv)
 			else if (!strcmp(optarg, "pre"))
 				a->t.opts.filter = true;
 			else if (strcmp(optarg, "kview"))
-				die("--mode wants kview, pre or global, got '%s'", optarg);
+				out_die(a->t.out, "--mode wants kview, pre or global, got '%s'", optarg);
 			break;
 		case 'd':
-			a->duration = parse_number("--duration", optarg, 100000000);
+			a->duration = parse_number(a->t.out, "--duration", optarg, 100000000);
 			break;
 		case 'i':
-			a->interval = parse_number("--interval", optarg, 100000000);
+			a->interval = parse_number(a->t.out, "--interval", optarg, 100000000);
 			break;
 		case 'h':
 			fputs(attach_usage, stdout);
 			return 1;
 		default:
-			die("bad arguments (see kview attach --help)");
+			out_die(a->t.out, "bad arguments (see kview attach --help)");
 		}
 	}
 	target_check(&a->t, "attach");
 	if (optind != argc - 1)
-		die("attach needs exactly one BPF object file (see kview attach --help)");
+		out_die(a->t.out, "attach needs exactly one BPF object file (see kview attach --help)");
 	a->path = argv[optind];
 	return 0;
 }
@@ -568,16 +572,16 @@ static void attach_open(struct attach *a)
 	struct bpf_program *prog;
 	const char *why = NULL;
 
-	check_object_file(a->path);
+	check_object_file(a->t.out, a->path);
 	a->obj = bpf_object__open_file(a->path, NULL);
 	if (!a->obj)
-		die("%s: cannot open as a BPF object: %s", a->path, bpf_error(errno));
+		out_die(a->t.out, "%s: cannot open as a BPF object: %s", a->path, bpf_error(errno));
 	bpf_object__for_each_program(prog, a->obj) {
 		if (!a->global && bpf_program__autoload(prog) && bpf_program__autoattach(prog) &&
 		    kview_program__scopable(prog, &why))
-			die("%s: program '%s' (SEC(\"%s\")) cannot be scoped to a process: %s",
-			    a->path, bpf_program__name(prog),
-			    bpf_program__section_name(prog), why);
+			out_die(a->t.out, "%s: program '%s' (SEC(\"%s\")) cannot be scoped to a process: %s",
+				a->path, bpf_program__name(prog),
+				bpf_program__section_name(prog), why);
 	}
 }
 
@@ -592,7 +596,7 @@ static void attach_start_command(struct attach *a)
 	 * execs are what it runs.
 	 */
 	sigprocmask(SIG_SETMASK, NULL, &oldmask);
-	a->t.pid = command_start_held(a->t.command, &a->go_fd, &oldmask);
+	a->t.pid = command_start_held(a->t.out, a->t.command, &a->go_fd, &oldmask);
 	a->t.opts.follow_fork = a->t.opts.follow_exec = true;
 	/*
 	 * The command is waited for whatever disposition of SIGCHLD kview
@@ -607,18 +611,19 @@ static void attach_start_command(struct attach *a)
 /* The process (-c's command, started held) or the cgroup; the view on it. */
 static void attach_target(struct attach *a)
 {
+	const struct output *o = a->t.out;
 	struct kview_info info;
 	int err;
 
 	if (a->t.command)
 		attach_start_command(a);
 	if (a->global && a->t.cgroup) {
-		close(cgroup_open(a->t.cgroup));
+		close(cgroup_open(o, a->t.cgroup));
 		return;
 	}
 	if (a->global) {
 		if (kill(a->t.pid, 0) && errno == ESRCH)
-			die("%s", create_error(ESRCH, a->t.pid));
+			out_die(o, "%s", create_error(ESRCH, a->t.pid));
 		return;
 	}
 	if (a->t.cgroup)
@@ -628,10 +633,10 @@ static void attach_target(struct attach *a)
 	if (!a->kv && a->t.command) {
 		err = errno;
 		command_abandon(a->t.pid, &a->go_fd);
-		die("cannot create a kernel view on the command: %s", create_error(err, a->t.pid));
+		out_die(o, "cannot create a kernel view on the command: %s", create_error(err, a->t.pid));
 	}
 	if (!a->kv)
-		die("%s", create_error(errno, a->t.pid));
+		out_die(o, "%s", create_error(errno, a->t.pid));
 	if (kview__info(a->kv, &info) == 0)
 		a->view_id = info.id;
 }
@@ -642,10 +647,10 @@ static int attach_programs(struct attach *a)
 	LIBBPF_OPTS(kview_attach_opts, attach_opts, .failed_prog = &a->bad);
 	int err;
 
-	set_log_bufs(a->obj);
+	set_log_bufs(a->t.out, a->obj);
 	err = bpf_object__load(a->obj);
 	if (err) {
-		print_load_failure(a->path, a->obj, -err);
+		print_load_failure(a->t.out, a->path, a->obj, -err);
 		free_log_bufs(a->obj);
 		return -1;
 	}
@@ -654,13 +659,13 @@ static int attach_programs(struct attach *a)
 	a->links = kview__attach_object_opts(a->global ? NULL : a->kv, a->obj, &attach_opts);
 	if (!a->links) {
 		err = errno;
-		error_note("cannot attach program '%s' (SEC(\"%s\"))%s: %s%s",
-			   a->bad ? bpf_program__name(a->bad) : "?",
-			   a->bad ? bpf_program__section_name(a->bad) : "?",
-			   a->global ? "" : a->t.opts.filter ? " with the pre-eBPF filter" :
-			   " in the kernel view", strerror(err),
-			   err == EOPNOTSUPP && !a->global && !a->t.opts.filter ?
-			   " (kernel views scope hooks in core kernel text, not in modules)" : "");
+		out_error(a->t.out, "cannot attach program '%s' (SEC(\"%s\"))%s: %s%s",
+			  a->bad ? bpf_program__name(a->bad) : "?",
+			  a->bad ? bpf_program__section_name(a->bad) : "?",
+			  a->global ? "" : a->t.opts.filter ? " with the pre-eBPF filter" :
+			  " in the kernel view", strerror(err),
+			  err == EOPNOTSUPP && !a->global && !a->t.opts.filter ?
+			  " (kernel views scope hooks in core kernel text, not in modules)" : "");
 		return -1;
 	}
 	return 0;
@@ -669,37 +674,38 @@ static int attach_programs(struct attach *a)
 /* What was attached, where, and what the view costs. */
 static void attach_report(struct attach *a)
 {
+	const struct output *o = a->t.out;
 	struct kview_info info;
 
 	if (a->t.quiet)
 		return;
-	if (json_output) {
+	if (o->json) {
 		print_attached_json(a->links, a->kv, attach_mode(a), &a->t);
 		return;
 	}
 	if (a->global) {
-		note("attached %zu program(s) globally (every process runs them)",
-		     kview_links__count(a->links));
+		out_note(o, "attached %zu program(s) globally (every process runs them)",
+			 kview_links__count(a->links));
 		print_programs(a->links);
 		return;
 	}
 	kview__info(a->kv, &info);
 	if (a->t.opts.filter) {
-		note("attached %zu program(s) for every process, run for %s%s only (pre-eBPF filter, view %u)",
-		     kview_links__count(a->links), a->t.cgroup ? "the processes of " : "",
-		     target_name(&a->t), info.id);
+		out_note(o, "attached %zu program(s) for every process, run for %s%s only (pre-eBPF filter, view %u)",
+			 kview_links__count(a->links), a->t.cgroup ? "the processes of " : "",
+			 target_name(&a->t), info.id);
 		print_programs(a->links);
 		return;
 	}
-	note("attached %zu program(s) in the kernel view of %s (view %u)",
-	     kview_links__count(a->links), target_name(&a->t), info.id);
+	out_note(o, "attached %zu program(s) in the kernel view of %s (view %u)",
+		 kview_links__count(a->links), target_name(&a->t), info.id);
 	print_programs(a->links);
-	note("view memory: %u probe site(s), %u text page(s) copied, %u page-table page(s), %llu KiB",
-	     info.nr_patches, info.nr_pages, info.nr_pt_pages,
-	     (unsigned long long)info.bytes / 1024);
+	out_note(o, "view memory: %u probe site(s), %u text page(s) copied, %u page-table page(s), %llu KiB",
+		 info.nr_patches, info.nr_pages, info.nr_pt_pages,
+		 (unsigned long long)info.bytes / 1024);
 }
 
-static int timer_fd(long seconds, bool repeat, const char *what)
+static int timer_fd(const struct output *o, long seconds, bool repeat, const char *what)
 {
 	struct itimerspec its = { .it_value = { .tv_sec = seconds } };
 	int fd;
@@ -708,7 +714,7 @@ static int timer_fd(long seconds, bool repeat, const char *what)
 		its.it_interval.tv_sec = seconds;
 	fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL))
-		die("cannot set the %s: %s", what, strerror(errno));
+		out_die(o, "cannot set the %s: %s", what, strerror(errno));
 	return fd;
 }
 
@@ -725,7 +731,7 @@ static int attach_end_fd(const struct attach *a)
 		return -1;
 	fd = pidfd_open_compat(a->t.pid);
 	if (fd < 0 && errno != ESRCH)
-		die("cannot wait for pid %d: %s", a->t.pid, strerror(errno));
+		out_die(a->t.out, "cannot wait for pid %d: %s", a->t.pid, strerror(errno));
 	return fd < 0 ? eventfd(1, EFD_CLOEXEC) : fd;
 }
 
@@ -735,6 +741,7 @@ static int attach_end_fd(const struct attach *a)
  */
 static void attach_wait_setup(struct attach *a)
 {
+	const struct output *o = a->t.out;
 	sigset_t sigs;
 
 	sigemptyset(&sigs);
@@ -744,18 +751,18 @@ static void attach_wait_setup(struct attach *a)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	a->sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (a->sfd < 0)
-		die("signalfd: %s", strerror(errno));
+		out_die(o, "signalfd: %s", strerror(errno));
 	a->pfd[0] = (struct pollfd){ .fd = a->sfd, .events = POLLIN };
 	a->pfd[1] = (struct pollfd){ .fd = attach_end_fd(a), .events = POLLIN };
 	a->nfds = 2;
 	if (a->duration) {
-		a->tfd = timer_fd(a->duration, false, "duration");
+		a->tfd = timer_fd(o, a->duration, false, "duration");
 		a->pfd[a->nfds++] = (struct pollfd){ .fd = a->tfd, .events = POLLIN };
 	}
 	if (a->interval)
-		a->ifd = timer_fd(a->interval, true, "interval");
+		a->ifd = timer_fd(o, a->interval, true, "interval");
 	/* Records stream to stdout as they come: line by line. */
-	streams_open(&a->streams, a->obj);
+	streams_open(&a->streams, o, a->obj);
 	if (a->streams.s)
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	a->nfds += streams_pollfds(&a->streams, a->pfd + a->nfds);
@@ -763,18 +770,18 @@ static void attach_wait_setup(struct attach *a)
 		a->pfd[a->nfds++] = (struct pollfd){ .fd = a->ifd, .events = POLLIN };
 
 	if (a->t.command) {
-		if (!command_release(&a->go_fd)) {
+		if (!command_release(o, &a->go_fd)) {
 			waitpid(a->t.pid, &a->status, 0);
-			die("the command died before it was started: %s", describe_status(a->status));
+			out_die(o, "the command died before it was started: %s", describe_status(a->status));
 		}
-		if (!a->t.quiet && !json_output)
-			note("started the command (pid %d); tracing until it exits, Ctrl-C%s",
-			     a->t.pid, a->duration ? " or the duration" : "");
-	} else if (!a->t.quiet && !json_output && a->t.cgroup) {
-		note("tracing until Ctrl-C%s", a->duration ? " or the duration" : "");
-	} else if (!a->t.quiet && !json_output) {
-		note("tracing until Ctrl-C%s or pid %d exits",
-		     a->duration ? ", the duration" : "", a->t.pid);
+		if (!a->t.quiet && !o->json)
+			out_note(o, "started the command (pid %d); tracing until it exits, Ctrl-C%s",
+				 a->t.pid, a->duration ? " or the duration" : "");
+	} else if (!a->t.quiet && !o->json && a->t.cgroup) {
+		out_note(o, "tracing until Ctrl-C%s", a->duration ? " or the duration" : "");
+	} else if (!a->t.quiet && !o->json) {
+		out_note(o, "tracing until Ctrl-C%s or pid %d exits",
+			 a->duration ? ", the duration" : "", a->t.pid);
 	}
 }
 
@@ -788,8 +795,8 @@ static void attach_interval(struct attach *a)
 	if (read(a->ifd, &ticks, sizeof(ticks)) != sizeof(ticks))
 		return;
 	strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
-	if (dump_maps(stdout, json_output, a->obj, stamp))
-		die("out of memory printing the maps");
+	if (dump_maps(stdout, a->t.out->json, a->obj, stamp))
+		out_die(a->t.out, "out of memory printing the maps");
 	fflush(stdout);
 }
 
@@ -802,7 +809,7 @@ static void attach_loop(struct attach *a)
 	for (;;) {
 		if (poll(a->pfd, a->nfds, -1) < 0) {
 			if (errno != EINTR)
-				die("poll: %s", strerror(errno));
+				out_die(a->t.out, "poll: %s", strerror(errno));
 			continue;
 		}
 		if (a->pfd[0].revents) {
@@ -850,17 +857,19 @@ static void attach_loop(struct attach *a)
  */
 static int attach_teardown(struct attach *a, bool ok)
 {
-	if (ok && !a->t.quiet && !json_output)
-		note("%s: detaching", a->stop_reason);
+	const struct output *o = a->t.out;
+
+	if (ok && !a->t.quiet && !o->json)
+		out_note(o, "%s: detaching", a->stop_reason);
 	kview_links__destroy(a->links);
 	if (ok) {
 		streams_consume(&a->streams);
-		if (dump_maps(stdout, json_output, a->obj, NULL))
-			die("out of memory printing the maps");
+		if (dump_maps(stdout, o->json, a->obj, NULL))
+			out_die(o, "out of memory printing the maps");
 		fflush(stdout);
 		if (a->t.command && !a->cmd_done)
-			command_stop(a->t.pid, a->view_id, a->stop_sig, a->t.quiet, &a->status);
-		if (!a->t.quiet && json_output)
+			command_stop(o, a->t.pid, a->view_id, a->stop_sig, a->t.quiet, &a->status);
+		if (!a->t.quiet && o->json)
 			print_detached_json(a->stop_reason, a->t.command ? a->t.pid : 0,
 					    !a->cmd_done, a->status);
 		fflush(stdout);
@@ -879,19 +888,19 @@ static int attach_teardown(struct attach *a, bool ok)
 		close(a->tfd);
 	if (a->ifd >= 0)
 		close(a->ifd);
-	if (ok && !a->t.quiet && !json_output)
-		note("detached");
+	if (ok && !a->t.quiet && !o->json)
+		out_note(o, "detached");
 	return ok ? 0 : 1;
 }
 
-int cmd_attach(int argc, char **argv)
+int cmd_attach(struct output *o, int argc, char **argv)
 {
 	struct attach a = {
 		.go_fd = -1, .status = -1, .sfd = -1, .tfd = -1, .ifd = -1,
 		.stop_sig = SIGTERM, .stop_reason = "?",
 	};
 
-	target_init(&a.t);
+	target_init(&a.t, o);
 	if (attach_options(&a, argc, argv))
 		return 0;
 	attach_open(&a);

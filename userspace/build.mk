@@ -4,7 +4,7 @@
 
 KVIEW_OUT := $(BUILD)/userspace
 KVIEW_BIN := $(KVIEW_OUT)/kview
-KVIEW_SRCS := kview.c attach.c exec.c command.c container.c list.c dump.c json.c json-read.c
+KVIEW_SRCS := kview.c output.c attach.c exec.c command.c container.c list.c dump.c json.c json-read.c
 KVIEW_OBJS := $(patsubst %.c,$(KVIEW_OUT)/%.o,$(KVIEW_SRCS))
 KVIEW_CFLAGS := $(ALL_CFLAGS) -I$(ROOT)/userspace -I$(ROOT)/libbpf-ext/include -I$(UAPI_SRC)
 EXAMPLES := $(patsubst $(ROOT)/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard $(ROOT)/userspace/examples/*.bpf.c))
@@ -12,7 +12,7 @@ EXAMPLES := $(patsubst $(ROOT)/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard $(ROOT)/users
 userspace: $(KVIEW_BIN) $(EXAMPLES)
 
 $(KVIEW_OBJS): $(KVIEW_OUT)/%.o: $(ROOT)/userspace/%.c $(ROOT)/userspace/kview-cli.h \
-		$(ROOT)/userspace/dump.h $(ROOT)/userspace/json.h $(ROOT)/userspace/json-read.h $(ROOT)/userspace/container.h \
+		$(ROOT)/userspace/output.h $(ROOT)/userspace/dump.h $(ROOT)/userspace/json.h $(ROOT)/userspace/json-read.h $(ROOT)/userspace/container.h \
 		$(LIBKVIEW_HDRS)
 	@mkdir -p $(@D)
 	@echo "  CC      userspace/$*.c"

@@ -20,21 +20,22 @@
 
 #include "kview-cli.h"
 
-void target_init(struct target *t)
+void target_init(struct target *t, struct output *out)
 {
 	memset(t, 0, sizeof(*t));
+	t->out = out;
 	t->opts.sz = sizeof(t->opts);
 }
 
 /* --cgroup's @arg as an absolute path: under CGROUP_MOUNT if relative. */
-static char *cgroup_path(const char *arg)
+static char *cgroup_path(const struct output *o, const char *arg)
 {
 	char *path;
 
 	if (!*arg)
-		die("--cgroup wants a cgroup directory, got an empty path");
+		out_die(o, "--cgroup wants a cgroup directory, got an empty path");
 	if (asprintf(&path, "%s%s", *arg == '/' ? "" : CGROUP_MOUNT "/", arg) < 0)
-		die("out of memory");
+		out_die(o, "out of memory");
 	return path;
 }
 
@@ -42,28 +43,28 @@ bool target_option(struct target *t, int c, const char *arg)
 {
 	switch (c) {
 	case 'p':
-		t->pid = parse_number("--pid", arg, INT_MAX);
+		t->pid = parse_number(t->out, "--pid", arg, INT_MAX);
 		return true;
 	case 'c':
 		t->command = arg;
 		return true;
 	case TARGET_OPT_CGROUP:
 		free(t->cgroup);
-		t->cgroup = cgroup_path(arg);
+		t->cgroup = cgroup_path(t->out, arg);
 		return true;
 	case TARGET_OPT_CONTAINER:
 		if (!*arg)
-			die("--container wants a container id or the beginning of one, got an empty one");
+			out_die(t->out, "--container wants a container id or the beginning of one, got an empty one");
 		t->container = arg;
 		return true;
 	case TARGET_OPT_RUNTIME:
 		if (!*arg)
-			die("--runtime wants an OCI runtime (crun, runc or a path), got an empty one");
+			out_die(t->out, "--runtime wants an OCI runtime (crun, runc or a path), got an empty one");
 		t->runtime = arg;
 		return true;
 	case TARGET_OPT_RUNTIME_ROOT:
 		if (!*arg)
-			die("--runtime-root wants a directory, got an empty one");
+			out_die(t->out, "--runtime-root wants a directory, got an empty one");
 		t->runtime_root = arg;
 		return true;
 	case 'f':
@@ -76,7 +77,7 @@ bool target_option(struct target *t, int c, const char *arg)
 		t->quiet = true;
 		return true;
 	case 'j':
-		json_output = true;
+		t->out->json = true;
 		return true;
 	}
 	return false;
@@ -85,17 +86,17 @@ bool target_option(struct target *t, int c, const char *arg)
 void target_check(struct target *t, const char *cmd)
 {
 	if (!!t->pid + !!t->command + !!t->cgroup + !!t->container != 1)
-		die("%s needs one of --pid N, -c COMMAND, --cgroup PATH or --container ID (see kview %s --help)",
-		    cmd, cmd);
+		out_die(t->out, "%s needs one of --pid N, -c COMMAND, --cgroup PATH or --container ID (see kview %s --help)",
+			cmd, cmd);
 	if (t->command && !*t->command)
-		die("-c wants a command, got an empty one");
+		out_die(t->out, "-c wants a command, got an empty one");
 	if (t->cgroup && (t->opts.follow_fork || t->opts.follow_exec))
-		die("--follow-fork and --follow-exec do not go with --cgroup: the view follows the processes of %s, their forks, execs and moves included",
-		    t->cgroup);
+		out_die(t->out, "--follow-fork and --follow-exec do not go with --cgroup: the view follows the processes of %s, their forks, execs and moves included",
+			t->cgroup);
 	if (t->container && (t->opts.follow_fork || t->opts.follow_exec))
-		die("--follow-fork and --follow-exec do not go with --container: the view follows the processes of the container's cgroup, their forks, execs and moves included");
+		out_die(t->out, "--follow-fork and --follow-exec do not go with --container: the view follows the processes of the container's cgroup, their forks, execs and moves included");
 	if (!t->container && (t->runtime || t->runtime_root))
-		die("--runtime and --runtime-root go with --container (see kview %s --help)", cmd);
+		out_die(t->out, "--runtime and --runtime-root go with --container (see kview %s --help)", cmd);
 	if (t->container)
 		target_container(t);
 }
@@ -120,17 +121,17 @@ const char *target_name(const struct target *t)
 	return buf;
 }
 
-int cgroup_open(const char *path)
+int cgroup_open(const struct output *o, const char *path)
 {
 	struct statfs sfs;
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0 && errno == ENOTDIR)
-		die("%s is not a cgroup v2 directory (not a directory)", path);
+		out_die(o, "%s is not a cgroup v2 directory (not a directory)", path);
 	if (fd < 0)
-		die("cgroup %s: %s", path, strerror(errno));
+		out_die(o, "cgroup %s: %s", path, strerror(errno));
 	if (fstatfs(fd, &sfs) == 0 && sfs.f_type != CGROUP2_SUPER_MAGIC)
-		die("%s is not a cgroup v2 directory (not on a cgroup2 file system)", path);
+		out_die(o, "%s is not a cgroup v2 directory (not on a cgroup2 file system)", path);
 	return fd;
 }
 
@@ -175,13 +176,13 @@ struct kview *target_cgroup_view(struct target *t)
 {
 	struct kview_info info;
 	struct kview *kv;
-	int fd = cgroup_open(t->cgroup), err;
+	int fd = cgroup_open(t->out, t->cgroup), err;
 
 	kv = kview__create_cgroup(fd, &t->opts);
 	err = errno;
 	close(fd);
 	if (!kv)
-		die("%s", cgroup_error(err, t->cgroup));
+		out_die(t->out, "%s", cgroup_error(err, t->cgroup));
 	if (kview__info(kv, &info) == 0)
 		t->cgroup_id = info.cgroup_id;
 	return kv;
@@ -194,17 +195,18 @@ struct kview *target_cgroup_view(struct target *t)
  * -c @cmd.  It stays in the terminal's process group, so that it can use
  * the terminal and gets its Ctrl-C as it would without kview.
  */
-pid_t command_start_held(const char *cmd, int *go_fd, const sigset_t *oldmask)
+pid_t command_start_held(const struct output *o, const char *cmd, int *go_fd,
+			 const sigset_t *oldmask)
 {
 	int p[2];
 	pid_t pid;
 	char c;
 
 	if (pipe2(p, O_CLOEXEC))
-		die("pipe: %s", strerror(errno));
+		out_die(o, "pipe: %s", strerror(errno));
 	pid = fork();
 	if (pid < 0)
-		die("fork: %s", strerror(errno));
+		out_die(o, "fork: %s", strerror(errno));
 	if (pid) {
 		close(p[0]);
 		*go_fd = p[1];
@@ -216,7 +218,7 @@ pid_t command_start_held(const char *cmd, int *go_fd, const sigset_t *oldmask)
 		_exit(127);
 	close(p[0]);
 	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-	error_note("cannot run /bin/sh: %s", strerror(errno));
+	out_error(o, "cannot run /bin/sh: %s", strerror(errno));
 	_exit(127);
 }
 
@@ -244,12 +246,12 @@ unsigned int command_signal_members(unsigned int view_id, int sig)
 }
 
 /* Let the held command run (true), or say why it cannot; *@go_fd is closed. */
-bool command_release(int *go_fd)
+bool command_release(const struct output *o, int *go_fd)
 {
 	bool ok = write(*go_fd, "g", 1) == 1;
 
 	if (!ok)
-		error_note("cannot start the command: %s", strerror(errno));
+		out_error(o, "cannot start the command: %s", strerror(errno));
 	close(*go_fd);
 	*go_fd = -1;
 	return ok;
@@ -277,7 +279,8 @@ void command_abandon(pid_t pid, int *go_fd)
  * them 10 s later gets SIGKILL.  Then kview reaps the shell and says how
  * the command ended (in @status).
  */
-void command_stop(pid_t pid, unsigned int id, int sig, bool quiet, int *status)
+void command_stop(const struct output *o, pid_t pid, unsigned int id, int sig,
+		  bool quiet, int *status)
 {
 	bool reaped = false;
 	int i;
@@ -296,9 +299,9 @@ void command_stop(pid_t pid, unsigned int id, int sig, bool quiet, int *status)
 	}
 	if (i == 100) {
 		if (!quiet)
-			note("the command is still running 10 s after %s%s: SIGKILL",
-			     sig ? "SIG" : "the terminal's signal",
-			     sig ? sigabbrev_np(sig) : "");
+			out_note(o, "the command is still running 10 s after %s%s: SIGKILL",
+				 sig ? "SIG" : "the terminal's signal",
+				 sig ? sigabbrev_np(sig) : "");
 		if (!reaped)
 			kill(pid, SIGKILL);
 		if (id)
@@ -306,9 +309,9 @@ void command_stop(pid_t pid, unsigned int id, int sig, bool quiet, int *status)
 	}
 	if (!reaped && waitpid(pid, status, 0) != pid)
 		*status = -1;
-	if (!quiet && !json_output)
-		note("the command (pid %d) was stopped: %s", pid,
-		     describe_status(*status));
+	if (!quiet && !o->json)
+		out_note(o, "the command (pid %d) was stopped: %s", pid,
+			 describe_status(*status));
 }
 
 /*

@@ -163,6 +163,7 @@ int cgroup_v2_path(const char *proc_cgroup, const char *mount, char **path,
 struct runtime {
 	const char *path;	/* --runtime, $KVIEW_OCI_RUNTIME or crun */
 	const char *root;	/* --runtime-root: the runtime's --root */
+	const struct output *out;	/* where kview's messages go */
 };
 
 #define RUNTIME_TIMEOUT_MS 30000
@@ -209,17 +210,17 @@ fail:
 }
 
 /* A failed exec of the runtime, as the child reported it: die. */
-static void __attribute__((noreturn)) runtime_missing(const char *path, int err)
+static void __attribute__((noreturn)) runtime_missing(const struct runtime *rt, int err)
 {
-	if (err == ENOENT && !strchr(path, '/'))
-		die("the OCI runtime %s is not installed (not found in PATH): install crun or runc, or name the runtime with --runtime PATH or KVIEW_OCI_RUNTIME",
-		    path);
-	die("cannot run the OCI runtime %s: %s", path, strerror(err));
+	if (err == ENOENT && !strchr(rt->path, '/'))
+		out_die(rt->out, "the OCI runtime %s is not installed (not found in PATH): install crun or runc, or name the runtime with --runtime PATH or KVIEW_OCI_RUNTIME",
+			rt->path);
+	out_die(rt->out, "cannot run the OCI runtime %s: %s", rt->path, strerror(err));
 }
 
 /* Collect the runtime's stdout (in @out) and stderr until both end, or die at the timeout. */
-static void runtime_collect(pid_t pid, const char *cmd, int fds[2], char **out, size_t *len,
-			    char *err, size_t errsz)
+static void runtime_collect(const struct runtime *rt, pid_t pid, const char *cmd, int fds[2],
+			    char **out, size_t *len, char *err, size_t errsz)
 {
 	struct pollfd pfd[2] = { { .fd = fds[0], .events = POLLIN }, { .fd = fds[1], .events = POLLIN } };
 	long long deadline = now_ms() + RUNTIME_TIMEOUT_MS;
@@ -237,7 +238,7 @@ static void runtime_collect(pid_t pid, const char *cmd, int fds[2], char **out, 
 		if (left <= 0 || (poll(pfd, 2, left) < 0 && errno != EINTR)) {
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
-			die("%s did not answer in %d s", cmd, RUNTIME_TIMEOUT_MS / 1000);
+			out_die(rt->out, "%s did not answer in %d s", cmd, RUNTIME_TIMEOUT_MS / 1000);
 		}
 		for (i = 0; i < 2; i++) {
 			if (pfd[i].fd < 0 || !pfd[i].revents)
@@ -260,13 +261,13 @@ static void runtime_collect(pid_t pid, const char *cmd, int fds[2], char **out, 
 			if (*len + n > RUNTIME_OUT_MAX) {
 				kill(pid, SIGKILL);
 				waitpid(pid, NULL, 0);
-				die("%s: more than %d MiB of output", cmd, RUNTIME_OUT_MAX >> 20);
+				out_die(rt->out, "%s: more than %d MiB of output", cmd, RUNTIME_OUT_MAX >> 20);
 			}
 			if (*len + n + 1 > cap) {
 				cap = (*len + n + 1) * 2;
 				p = realloc(*out, cap);
 				if (!p)
-					die("out of memory");
+					out_die(rt->out, "out of memory");
 				*out = p;
 			}
 			memcpy(*out + *len, chunk, n);
@@ -302,11 +303,11 @@ static struct jr_value *runtime_json(const struct runtime *rt, const char *const
 	cmd = runtime_command(argv);
 
 	if (pipe2(p_out, O_CLOEXEC) || pipe2(p_err, O_CLOEXEC) || pipe2(p_rep, O_CLOEXEC))
-		die("pipe: %s", strerror(errno));
+		out_die(rt->out, "pipe: %s", strerror(errno));
 	signal(SIGCHLD, SIG_DFL);	/* waited for, whatever kview inherited */
 	pid = fork();
 	if (pid < 0)
-		die("fork: %s", strerror(errno));
+		out_die(rt->out, "fork: %s", strerror(errno));
 	if (!pid)
 		runtime_child(argv, p_out[1], p_err[1], p_rep[1]);
 	close(p_out[1]);
@@ -318,27 +319,27 @@ static struct jr_value *runtime_json(const struct runtime *rt, const char *const
 	close(p_rep[0]);
 	if (n == sizeof(e)) {
 		waitpid(pid, NULL, 0);
-		runtime_missing(rt->path, e);
+		runtime_missing(rt, e);
 	}
 	fds[0] = p_out[0];
 	fds[1] = p_err[0];
-	runtime_collect(pid, cmd, fds, &out, &len, err, sizeof(err));
+	runtime_collect(rt, pid, cmd, fds, &out, &len, err, sizeof(err));
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		nl = strchr(err, '\n');
 		if (nl)
 			*nl = '\0';
-		die("%s failed (%s)%s%s", cmd, describe_status(status), *err ? ": " : "", err);
+		out_die(rt->out, "%s failed (%s)%s%s", cmd, describe_status(status), *err ? ": " : "", err);
 	}
 	if (jr_parse(out ? out : "", len, &v, why, sizeof(why)))
-		die("%s: not the JSON expected (%s)", cmd, why);
+		out_die(rt->out, "%s: not the JSON expected (%s)", cmd, why);
 	free(out);
 	return v;
 }
 
 /* The pid's cgroup v2 directory; the pidfd checks it was that process's. */
-static char *container_cgroup(const char *id, pid_t pid)
+static char *container_cgroup(const struct output *o, const char *id, pid_t pid)
 {
 	char file[64], text[65536], why[PATH_MAX + 64], *path;
 	size_t len = 0;
@@ -347,29 +348,29 @@ static char *container_cgroup(const char *id, pid_t pid)
 
 	pidfd = syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0 && errno == ESRCH)
-		die("container %s: its init process (pid %d) is gone: has the container stopped?", id, pid);
+		out_die(o, "container %s: its init process (pid %d) is gone: has the container stopped?", id, pid);
 	snprintf(file, sizeof(file), "/proc/%d/cgroup", pid);
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT)
-		die("container %s: its init process (pid %d) is gone: has the container stopped?", id, pid);
+		out_die(o, "container %s: its init process (pid %d) is gone: has the container stopped?", id, pid);
 	if (fd < 0)
-		die("container %s: cannot read %s: %s", id, file, strerror(errno));
+		out_die(o, "container %s: cannot read %s: %s", id, file, strerror(errno));
 	while (len < sizeof(text) - 1 && (n = read(fd, text + len, sizeof(text) - 1 - len)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			die("container %s: cannot read %s: %s", id, file, strerror(errno));
+			out_die(o, "container %s: cannot read %s: %s", id, file, strerror(errno));
 		len += n;
 	}
 	close(fd);
 	text[len] = '\0';
 	/* Read from the init process still: the pid was not reused meanwhile. */
 	if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) && errno == ESRCH)
-		die("container %s: its init process (pid %d) is gone: has the container stopped?", id, pid);
+		out_die(o, "container %s: its init process (pid %d) is gone: has the container stopped?", id, pid);
 	if (pidfd >= 0)
 		close(pidfd);
 	if (cgroup_v2_path(text, CGROUP_MOUNT, &path, why, sizeof(why)))
-		die("container %s (init pid %d): %s", id, pid, why);
+		out_die(o, "container %s (init pid %d): %s", id, pid, why);
 	return path;
 }
 
@@ -377,7 +378,7 @@ void target_container(struct target *t)
 {
 	static const char *const list_args[] = { "list", "--format", "json", NULL };
 	const char *env = getenv("KVIEW_OCI_RUNTIME"), *state_args[3], *id;
-	struct runtime rt = { .path = t->runtime, .root = t->runtime_root };
+	struct runtime rt = { .path = t->runtime, .root = t->runtime_root, .out = t->out };
 	struct jr_value *list, *state;
 	char why[2048];
 	pid_t pid;
@@ -386,24 +387,24 @@ void target_container(struct target *t)
 		rt.path = env && *env ? env : OCI_RUNTIME_DEFAULT;
 	list = runtime_json(&rt, list_args);
 	if (container_match(list, t->container, rt.path, &id, why, sizeof(why)))
-		die("%s", why);
+		out_die(t->out, "%s", why);
 	t->container_id = strdup(id);
 	jr_free(list);
 	if (!t->container_id)
-		die("out of memory");
+		out_die(t->out, "out of memory");
 
 	state_args[0] = "state";
 	state_args[1] = t->container_id;
 	state_args[2] = NULL;
 	state = runtime_json(&rt, state_args);
 	if (container_pid(state, t->container_id, rt.path, &pid, why, sizeof(why)))
-		die("%s", why);
-	if (verbose)
-		note("container %s: %s, init pid %d (%s state %s)", t->container_id,
-		     jr_string(jr_member(state, "status")), pid, rt.path, t->container_id);
+		out_die(t->out, "%s", why);
+	if (t->out->verbose)
+		out_note(t->out, "container %s: %s, init pid %d (%s state %s)", t->container_id,
+			 jr_string(jr_member(state, "status")), pid, rt.path, t->container_id);
 	jr_free(state);
 	free(t->cgroup);
-	t->cgroup = container_cgroup(t->container_id, pid);
-	if (verbose)
-		note("container %s: cgroup %s (/proc/%d/cgroup)", t->container_id, t->cgroup, pid);
+	t->cgroup = container_cgroup(t->out, t->container_id, pid);
+	if (t->out->verbose)
+		out_note(t->out, "container %s: cgroup %s (/proc/%d/cgroup)", t->container_id, t->cgroup, pid);
 }

@@ -192,6 +192,7 @@ static const struct {
 #define ON_BEHALF_GROUPS 6
 
 struct exec_state {
+	const struct output *out;
 	struct kview *kv;
 	unsigned int view_id;
 	const char *tool;
@@ -264,8 +265,8 @@ static void note_refused(struct exec_state *st)
 	size_t j, k;
 
 	if (kview__views_read(NULL, &views)) {
-		error_note("the view refused %s %u hook(s) (EOPNOTSUPP); debugfs kview/views, which names them, cannot be read",
-			   st->tool, st->refused);
+		out_error(st->out, "the view refused %s %u hook(s) (EOPNOTSUPP); debugfs kview/views, which names them, cannot be read",
+			  st->tool, st->refused);
 		return;
 	}
 	v = kview__views_find(views, st->view_id);
@@ -287,7 +288,7 @@ static void note_refused(struct exec_state *st)
 		for (k = 0; k < sizeof(refusal_why) / sizeof(refusal_why[0]); k++)
 			if (!strncmp(what, refusal_why[k].kind, strlen(refusal_why[k].kind)))
 				why = refusal_why[k].why;
-		if (json_output) {
+		if (st->out->json) {
 			struct json_writer w;
 
 			jw_begin_record(&w, stderr, "refused");
@@ -327,7 +328,7 @@ static void note_refusal_outcome(struct exec_state *st, enum refusal_outcome o,
 				 unsigned int hooks, int status)
 {
 	st->refused_at = 0;
-	if (json_output) {
+	if (st->out->json) {
 		struct json_writer w;
 
 		jw_begin_record(&w, stderr, "refusal_outcome");
@@ -405,9 +406,9 @@ static void note_on_behalf(struct exec_state *st)
 			    st->noted[on_behalf[k].group])
 				continue;
 			st->noted[on_behalf[k].group] = true;
-			note("note: %s's hook on %s: %s, so the view sees only what the traced process does itself (as %s would)",
-			     st->tool, sym, on_behalf[k].why,
-			     st->cgroup ? "bpf_current_task_under_cgroup()" : "pid == N");
+			out_note(st->out, "note: %s's hook on %s: %s, so the view sees only what the traced process does itself (as %s would)",
+				 st->tool, sym, on_behalf[k].why,
+				 st->cgroup ? "bpf_current_task_under_cgroup()" : "pid == N");
 		}
 	}
 	kview__views_free(views);
@@ -446,10 +447,11 @@ struct exec {
 static struct exec *running;
 
 /*
- * die() after the children exist: the tool's hooks must not outlive kview
+ * out_die() after the children exist: the tool's hooks must not outlive kview
  * exec, and a held command must not run.
  */
-static void __attribute__((format(printf, 1, 2), noreturn)) fail(const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3), noreturn))
+fail(const struct output *o, const char *fmt, ...)
 {
 	struct exec *e = running;
 	char msg[256];
@@ -466,18 +468,19 @@ static void __attribute__((format(printf, 1, 2), noreturn)) fail(const char *fmt
 	}
 	if (e && e->cmd.pid > 0 && !e->cmd.done)
 		waitpid(e->cmd.pid, NULL, WNOHANG);
-	error_note("%s", msg);
+	out_error(o, "%s", msg);
 	exit(EXIT_KVIEW_FAILED);
 }
 
 /* Child: enter the view's attach scope, then become TOOL. */
-static pid_t start_tool(struct kview *kv, char **argv, const sigset_t *oldmask)
+static pid_t start_tool(const struct output *o, struct kview *kv, char **argv,
+			const sigset_t *oldmask)
 {
 	pid_t parent = getpid();
 	pid_t pid = fork();
 
 	if (pid < 0)
-		fail("fork: %s", strerror(errno));
+		fail(o, "fork: %s", strerror(errno));
 	if (pid)
 		return pid;
 	/* If kview exec dies, so does TOOL (and its hooks with it). */
@@ -485,33 +488,33 @@ static pid_t start_tool(struct kview *kv, char **argv, const sigset_t *oldmask)
 		_exit(EXIT_KVIEW_FAILED);
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
 	if (kview__enter_scope(kv)) {
-		error_note("cannot enter the view's attach scope: %s", strerror(errno));
+		out_error(o, "cannot enter the view's attach scope: %s", strerror(errno));
 		_exit(EXIT_KVIEW_FAILED);
 	}
 	/* The view fd is close-on-exec: TOOL holds the view by its scope. */
 	execvp(argv[0], argv);
-	error_note("cannot run %s: %s", argv[0], strerror(errno));
+	out_error(o, "cannot run %s: %s", argv[0], strerror(errno));
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
 /* The command, held until TOOL's hooks are in (command.c). */
 static pid_t start_command_held(struct exec *e, int *pidfd)
 {
-	pid_t pid = command_start_held(e->t.command, &e->go_fd, &e->oldmask);
+	pid_t pid = command_start_held(e->t.out, e->t.command, &e->go_fd, &e->oldmask);
 
 	*pidfd = pidfd_open_compat(pid);
 	if (*pidfd < 0) {
 		command_abandon(pid, &e->go_fd);
-		die("cannot wait for the command: %s", strerror(errno));
+		out_die(e->t.out, "cannot wait for the command: %s", strerror(errno));
 	}
 	return pid;
 }
 
-static void reap(pid_t pid, int *status)
+static void reap(const struct output *o, pid_t pid, int *status)
 {
 	while (waitpid(pid, status, 0) < 0) {
 		if (errno != EINTR)
-			fail("waitpid: %s", strerror(errno));
+			fail(o, "waitpid: %s", strerror(errno));
 	}
 }
 
@@ -519,8 +522,8 @@ static void stop_child(const struct exec_state *st, struct stopping *c, int sig,
 		       long long t)
 {
 	if (!st->quiet || sig == SIGKILL)
-		note("stopping %s (pid %d) with %s", c->name, c->pid,
-		     sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGKILL");
+		out_note(st->out, "stopping %s (pid %d) with %s", c->name, c->pid,
+			 sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGKILL");
 	kill(c->pid, sig);
 	if (c->members)
 		command_signal_members(st->view_id, sig);
@@ -556,24 +559,24 @@ static bool exec_options(struct exec *e, int argc, char **argv, int *tool_arg)
 			if (!strcmp(optarg, "pre"))
 				e->t.opts.filter = true;
 			else if (strcmp(optarg, "kview"))
-				die("--mode wants kview or pre, got '%s'", optarg);
+				out_die(e->t.out, "--mode wants kview or pre, got '%s'", optarg);
 			break;
 		case 's':
-			e->settle = parse_number("--settle", optarg, 3600000);
+			e->settle = parse_number(e->t.out, "--settle", optarg, 3600000);
 			break;
 		case 'w':
-			e->wait_s = parse_number("--wait", optarg, 86400);
+			e->wait_s = parse_number(e->t.out, "--wait", optarg, 86400);
 			break;
 		case 'h':
 			fputs(exec_usage, stdout);
 			return false;
 		default:
-			die("bad arguments (see kview exec --help)");
+			out_die(e->t.out, "bad arguments (see kview exec --help)");
 		}
 	}
 	target_check(&e->t, "exec");
 	if (optind >= argc)
-		die("exec needs a tool to run after the options: kview exec ... -- TOOL [ARGS] (see kview exec --help)");
+		out_die(e->t.out, "exec needs a tool to run after the options: kview exec ... -- TOOL [ARGS] (see kview exec --help)");
 	e->st.quiet = e->t.quiet;
 	e->st.cgroup = e->t.cgroup != NULL;
 	e->st.tool = e->tool.name = argv[optind];
@@ -603,7 +606,7 @@ static void exec_signals(struct exec *e)
 	sigdelset(&sigs, SIGPIPE);
 	e->sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (e->sfd < 0)
-		die("signalfd: %s", strerror(errno));
+		out_die(e->t.out, "signalfd: %s", strerror(errno));
 }
 
 /*
@@ -629,11 +632,11 @@ static void exec_view(struct exec *e)
 		e->st.kv = kview__create(pid, &e->t.opts);
 	err = errno;
 	if (!e->st.kv && e->t.command)
-		fail("cannot create a kernel view on the command: %s", strerror(err));
+		fail(e->t.out, "cannot create a kernel view on the command: %s", strerror(err));
 	if (!e->st.kv)
-		die("%s", create_error(err, pid));
+		out_die(e->t.out, "%s", create_error(err, pid));
 	if (kview__info(e->st.kv, &info))
-		fail("cannot read the view: %s", strerror(errno));
+		fail(e->t.out, "cannot read the view: %s", strerror(errno));
 	e->st.view_id = info.id;
 }
 
@@ -658,11 +661,11 @@ static void exec_note_started(const struct exec *e)
 		 e->st.tool, e->tool.pid, e->t.opts.filter ? "filter view" : "view",
 		 e->st.view_id, on, e->t.opts.follow_fork ? ", following forks" : "",
 		 e->t.opts.follow_exec ? ", following execs" : "");
-	if (!json_output || !e->t.cgroup) {
-		note("%s", msg);
+	if (!e->t.out->json || !e->t.cgroup) {
+		out_note(e->t.out, "%s", msg);
 		return;
 	}
-	json_message(&w, "note", msg);
+	out_message(&w, "note", msg);
 	jw_key_uint(&w, "view", e->st.view_id);
 	jw_key_string(&w, "cgroup", e->t.cgroup);
 	jw_key_uint(&w, "cgroup_id", e->t.cgroup_id);
@@ -675,10 +678,10 @@ static void exec_note_started(const struct exec *e)
 static void exec_start(struct exec *e, char **tool_argv)
 {
 	exec_view(e);
-	e->tool.pid = start_tool(e->st.kv, tool_argv, &e->oldmask);
+	e->tool.pid = start_tool(e->t.out, e->st.kv, tool_argv, &e->oldmask);
 	e->tool_pidfd = pidfd_open_compat(e->tool.pid);
 	if (e->tool_pidfd < 0)
-		fail("cannot wait for %s: %s", e->st.tool, strerror(errno));
+		fail(e->t.out, "cannot wait for %s: %s", e->st.tool, strerror(errno));
 	exec_note_started(e);
 
 	e->started = e->changed = now_ms();
@@ -733,7 +736,7 @@ static void exec_on_tool_exit(struct exec *e, long long t)
 	struct exec_state *st = &e->st;
 	unsigned int refused = st->refused;
 
-	reap(e->tool.pid, &e->tool_status);
+	reap(e->t.out, e->tool.pid, &e->tool_status);
 	e->tool.done = true;
 	e->pfd[1].fd = -1;
 	/* What was refused just before TOOL gave up. */
@@ -746,10 +749,10 @@ static void exec_on_tool_exit(struct exec *e, long long t)
 	else if (st->refused_at)
 		note_refusal_outcome(st, UNJUDGED, 0, e->tool_status);
 	if (!st->quiet)
-		note("%s exited: %s", st->tool, describe_status(e->tool_status));
+		out_note(st->out, "%s exited: %s", st->tool, describe_status(e->tool_status));
 	if (e->go_fd >= 0) {
 		if (!st->quiet)
-			note("the command was not started");
+			out_note(st->out, "the command was not started");
 		exec_drop_held(e);
 	} else if (!e->cmd.done && e->cmd_started) {
 		stop_child(st, &e->cmd, SIGTERM, t);
@@ -760,14 +763,14 @@ static void exec_on_command_exit(struct exec *e, long long t)
 {
 	int status;
 
-	reap(e->cmd.pid, &status);
+	reap(e->t.out, e->cmd.pid, &status);
 	e->cmd.done = true;
 	e->pfd[2].fd = -1;
 	exec_drop_held(e);
 	if (!e->st.quiet)
-		note("the command %s: %s",
-		     e->cmd_started ? "exited" : "died before it was started",
-		     describe_status(status));
+		out_note(e->t.out, "the command %s: %s",
+			 e->cmd_started ? "exited" : "died before it was started",
+			 describe_status(status));
 	/* Nothing left to trace: TOOL prints its summary. */
 	if (!e->tool.done)
 		stop_child(&e->st, &e->tool, SIGINT, t);
@@ -798,15 +801,15 @@ static void exec_watch_hooks(struct exec *e, long long t)
 	    !((e->seen && t - e->changed >= e->settle) || t - e->started >= e->wait_s * 1000))
 		return;
 	if (!st->quiet && !e->seen)
-		note("%s has attached no hook in the view after %lld s; starting the command anyway",
-		     st->tool, e->wait_s);
+		out_note(st->out, "%s has attached no hook in the view after %lld s; starting the command anyway",
+			 st->tool, e->wait_s);
 	else if (!st->quiet)
-		note("%s has %u hook(s) in the view; starting the command (pid %d)",
-		     st->tool, e->seen, e->cmd.pid);
-	e->cmd_started = command_release(&e->go_fd);
+		out_note(st->out, "%s has %u hook(s) in the view; starting the command (pid %d)",
+			 st->tool, e->seen, e->cmd.pid);
+	e->cmd_started = command_release(st->out, &e->go_fd);
 }
 
-int cmd_exec(int argc, char **argv)
+int cmd_exec(struct output *o, int argc, char **argv)
 {
 	struct exec e = {
 		.settle = 1000, .wait_s = 60, .go_fd = -1,
@@ -815,7 +818,8 @@ int cmd_exec(int argc, char **argv)
 	};
 	int tool_arg;
 
-	target_init(&e.t);
+	target_init(&e.t, o);
+	e.st.out = o;
 	if (!exec_options(&e, argc, argv, &tool_arg))
 		return 0;
 	running = &e;
@@ -826,7 +830,7 @@ int cmd_exec(int argc, char **argv)
 		long long t;
 
 		if (poll(e.pfd, 3, 200) < 0 && errno != EINTR)
-			fail("poll: %s", strerror(errno));
+			fail(o, "poll: %s", strerror(errno));
 		t = now_ms();
 		exec_on_signals(&e);
 		if (!e.tool.done && e.pfd[1].revents & POLLIN)

@@ -13,33 +13,17 @@
 
 #include "dump.h"
 #include "json.h"
+#include "output.h"
 
 #define KVIEW_VERSION "0.6.0"
 
-extern bool verbose;
-/* -j: JSON lines on stdout, kview's messages as JSON lines on stderr. */
-extern bool json_output;
-
-/*
- * With -j, kview's messages are JSON lines on stderr,
- * {"type":"error"|"note"|...,"message":@msg,...}: begins one on @w, to
- * which the caller may add members before it ends the object.
- */
-void json_message(struct json_writer *w, const char *type, const char *msg);
-
-/* Print "kview: <message>" on stderr and exit 1. */
-void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-/* Print "kview: <message>" on stderr. */
-void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The same for an error that the caller handles (die() without exit). */
-void error_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-int cmd_attach(int argc, char **argv);
-int cmd_list(int argc, char **argv);
-int cmd_exec(int argc, char **argv);
+/* The commands, speaking through @o (which their -j sets). */
+int cmd_attach(struct output *o, int argc, char **argv);
+int cmd_list(struct output *o, int argc, char **argv);
+int cmd_exec(struct output *o, int argc, char **argv);
 
 /* A positive number from option @what, at most @max, or die. */
-long parse_number(const char *what, const char *s, long max);
+long parse_number(const struct output *o, const char *what, const char *s, long max);
 /* The one-line message for kview__create()'s errno @err on @pid. */
 const char *create_error(int err, pid_t pid);
 
@@ -48,8 +32,10 @@ const char *create_error(int err, pid_t pid);
  * share: -p/--pid N, -c/--command CMD, --cgroup PATH or --container
  * NAME|ID (with --runtime PATH, --runtime-root DIR), -f/--follow-fork,
  * -e/--follow-exec, -q/--quiet, -j/--json.  kview_opts' filter is -m pre.
+ * @out: where the messages go (main()'s; -j sets its json).
  */
 struct target {
+	struct output *out;
 	pid_t pid;
 	const char *command;
 	/* --cgroup's directory, made absolute; --container's, found */
@@ -80,7 +66,7 @@ struct target {
 	{ "json", no_argument, NULL, 'j' }
 /* --cgroup PATH: relative to this unless it starts with '/'. */
 #define CGROUP_MOUNT "/sys/fs/cgroup"
-void target_init(struct target *t);
+void target_init(struct target *t, struct output *out);
 /* Take option @c (with @arg) if it is one of the shared ones. */
 bool target_option(struct target *t, int c, const char *arg);
 /*
@@ -106,7 +92,7 @@ void target_free(struct target *t);
  */
 struct kview *target_cgroup_view(struct target *t);
 /* @path opened as a cgroup v2 directory, or die with a line naming it. */
-int cgroup_open(const char *path);
+int cgroup_open(const struct output *o, const char *path);
 /*
  * "pid N", "cgroup PATH", "container ID in cgroup PATH": the target in
  * kview's messages.
@@ -116,20 +102,18 @@ const char *target_name(const struct target *t);
 /* pidfd_open(2), which glibc 2.36 has no wrapper for. */
 int pidfd_open_compat(pid_t pid);
 /* command.c: a command held before its exec (exec -c, attach -c). */
-pid_t command_start_held(const char *cmd, int *go_fd, const sigset_t *oldmask);
-bool command_release(int *go_fd);
+pid_t command_start_held(const struct output *o, const char *cmd, int *go_fd,
+			 const sigset_t *oldmask);
+bool command_release(const struct output *o, int *go_fd);
 /* The held command @pid will not run: let it go (it exits 127) and reap it. */
 void command_abandon(pid_t pid, int *go_fd);
 /*
  * Stop the command @pid and the members of its view @id (0: none) with
  * @sig (0: the terminal's reached them), SIGKILL 10 s later, and reap it.
  */
-void command_stop(pid_t pid, unsigned int id, int sig, bool quiet, int *status);
+void command_stop(const struct output *o, pid_t pid, unsigned int id, int sig,
+		  bool quiet, int *status);
 unsigned int command_signal_members(unsigned int view_id, int sig);
 const char *describe_status(int status);
-
-/* libbpf's messages: shown with -v only. */
-void libbpf_print_init(void);
-
 
 #endif

@@ -9,17 +9,12 @@
  *   (-j anywhere: JSON lines)
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "kview-cli.h"
-
-bool verbose;
-bool json_output;
 
 static const char usage_text[] =
 "Usage: kview [-v] COMMAND [ARGS]\n"
@@ -49,74 +44,6 @@ static const char usage_text[] =
 "  -h, --help      this help; 'kview COMMAND --help' for a command\n"
 "  -V, --version   print the version\n";
 
-void json_message(struct json_writer *w, const char *type, const char *msg)
-{
-	jw_begin_record(w, stderr, type);
-	jw_key_string(w, "message", msg);
-}
-
-/* "kview: message", or with -j {"type":"TYPE","message":"message"}. */
-static void vnote(const char *type, const char *fmt, va_list ap)
-{
-	char msg[1024];
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (json_output) {
-		struct json_writer w;
-
-		json_message(&w, type, msg);
-		jw_end_object(&w);
-	} else {
-		fprintf(stderr, "kview: %s\n", msg);
-	}
-}
-
-void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vnote("error", fmt, ap);
-	va_end(ap);
-	exit(1);
-}
-
-void note(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vnote("note", fmt, ap);
-	va_end(ap);
-}
-
-void error_note(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vnote("error", fmt, ap);
-	va_end(ap);
-}
-
-/*
- * libbpf's messages: on stderr with -v, else nowhere (the errors kview
- * reports say what failed; a verifier log comes from the program's own
- * log buffer).
- */
-static int libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list args)
-{
-	if (verbose && level != LIBBPF_DEBUG)
-		return vfprintf(stderr, fmt, args);
-	return 0;
-}
-
-void libbpf_print_init(void)
-{
-	libbpf_set_print(libbpf_print);
-}
-
 int pidfd_open_compat(pid_t pid)
 {
 	return syscall(SYS_pidfd_open, pid, 0);
@@ -125,6 +52,7 @@ int pidfd_open_compat(pid_t pid)
 int main(int argc, char **argv)
 {
 	static char stderr_buf[1 << 16];
+	struct output out = { };
 	int i = 1;
 
 	/*
@@ -136,9 +64,9 @@ int main(int argc, char **argv)
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
-			verbose = true;
+			out.verbose = true;
 		} else if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
-			json_output = true;
+			out.json = true;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(usage_text, stdout);
 			return 0;
@@ -147,19 +75,19 @@ int main(int argc, char **argv)
 			       libbpf_version_string());
 			return 0;
 		} else {
-			die("unknown option '%s' (see kview --help)", argv[i]);
+			out_die(&out, "unknown option '%s' (see kview --help)", argv[i]);
 		}
 	}
 	if (i >= argc) {
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	libbpf_print_init();
+	out_libbpf_print_init(&out);
 	if (!strcmp(argv[i], "attach"))
-		return cmd_attach(argc - i, argv + i);
+		return cmd_attach(&out, argc - i, argv + i);
 	if (!strcmp(argv[i], "exec"))
-		return cmd_exec(argc - i, argv + i);
+		return cmd_exec(&out, argc - i, argv + i);
 	if (!strcmp(argv[i], "list"))
-		return cmd_list(argc - i, argv + i);
-	die("unknown command '%s' (see kview --help)", argv[i]);
+		return cmd_list(&out, argc - i, argv + i);
+	out_die(&out, "unknown command '%s' (see kview --help)", argv[i]);
 }

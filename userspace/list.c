@@ -208,7 +208,7 @@ static void print_table(const struct kview_views *views)
 	}
 }
 
-int cmd_list(int argc, char **argv)
+int cmd_list(struct output *o, int argc, char **argv)
 {
 	struct kview_views *views;
 	int a, err;
@@ -216,24 +216,24 @@ int cmd_list(int argc, char **argv)
 
 	for (a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "-j") || !strcmp(argv[a], "--json"))
-			json_output = true;
+			o->json = true;
 		else if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
 			fputs(list_usage, stdout);
 			return 0;
 		} else {
-			die("list: unknown argument '%s' (see kview list --help)", argv[a]);
+			out_die(o, "list: unknown argument '%s' (see kview list --help)", argv[a]);
 		}
 	}
 	err = kview__views_read(NULL, &views);
 	if (err == -ENOENT)
-		die("%s: %s (is debugfs mounted, and the kernel built with CONFIG_KVIEW?)",
-		    KVIEW_VIEWS_FILE, strerror(-err));
+		out_die(o, "%s: %s (is debugfs mounted, and the kernel built with CONFIG_KVIEW?)",
+			KVIEW_VIEWS_FILE, strerror(-err));
 	if (err == -EPROTO)
-		die("%s: unexpected contents (a kernel of another kview version?)",
-		    KVIEW_VIEWS_FILE);
+		out_die(o, "%s: unexpected contents (a kernel of another kview version?)",
+			KVIEW_VIEWS_FILE);
 	if (err)
-		die("%s: %s", KVIEW_VIEWS_FILE, strerror(-err));
-	if (json_output) {
+		out_die(o, "%s: %s", KVIEW_VIEWS_FILE, strerror(-err));
+	if (o->json) {
 		for (i = 0; i < views->cnt; i++)
 			print_json(views->views[i]);
 	} else {

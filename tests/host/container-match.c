@@ -17,24 +17,11 @@
 #include "container.h"
 #include "kview-cli.h"
 
-/* What container.c uses of the CLI, which its pure parts never call. */
-bool verbose;
-
-void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	exit(2);
-}
-
-void note(const char *fmt, ...)
-{
-	(void)fmt;
-}
-
+/*
+ * container.c is linked as the CLI links it, with the output layer
+ * (output.c); of the rest of the CLI it uses describe_status() (command.c),
+ * which its pure parts never call.
+ */
 const char *describe_status(int status)
 {
 	(void)status;
