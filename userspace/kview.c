@@ -8,7 +8,6 @@
  *   kview list
  *   (-j anywhere: JSON lines)
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
