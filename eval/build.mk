@@ -14,7 +14,7 @@ skels_untraced-kprobe := kprobe_count
 skels_memcached := memcached_hooks
 skels_hwcost := hwcost
 skels_switch := hwcost
-skels_scale := hwcost
+skels_scale := hwcost scalehit
 
 eval-build: $(addprefix $(EVAL_OUT)/guest/,$(EVAL_GUEST_PROGS)) $(EVAL_OUT)/summarize
 

@@ -38,6 +38,15 @@
  *      read before and after the loop;
  *   7. memcached: Debian's memcached driven by memcaslap for MC_SECONDS
  *      (mcload.h), untraced, with the views there (MC_SECONDS 0: left out);
+ *   7b. hits (with a pid view): one hook on personality(2) in every view, for
+ *      each of a kprobe, a raw_syscalls:sys_enter tracepoint program and
+ *      an fentry program (eval/bpf/scalehit.bpf.c; the latter two as a
+ *      clone per view), attached in view after view until one is refused,
+ *      timed; HITS calls by a process added to the first view and by one
+ *      in no view (the programs' counts checked: the member's calls once
+ *      each, nobody else's); the hook detached, timed.  Before step 2,
+ *      the same calls with no hook and with each hook attached globally
+ *      once, as the point's baseline;
  *   8. teardown: each view's links destroyed and its fd closed, timed,
  *      then the wait until kview/stats shows no view (the views are freed
  *      from a work item);
@@ -57,17 +66,20 @@
  * plus the idle time the guest waits (RCU grace periods at kprobe
  * unregistration), at which the clock jumps.
  *
- *   scale ROUNDS LADDER KPROBES ROUNDTRIPS MC_SECONDS RUNS.csv VIEWS.csv FUNCS.txt
+ *   scale ROUNDS LADDER KPROBES ROUNDTRIPS MC_SECONDS HITS RUNS.csv VIEWS.csv FUNCS.txt
  *
  * LADDER is a comma-separated list of N.  RUNS.csv has a line per point
  * and round, VIEWS.csv a line per view (and per refused creation).
  */
+#include <linux/perf_event.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "evalutil.h"
 #include "mcload.h"
 #include "hwcost.skel.h"
+#include "scalehit.skel.h"
 
 #define MAXK 8
 #define MAXLADDER 16
@@ -76,6 +88,14 @@
 #define CG_MAX 64
 #define CG_DIR "/sys/fs/cgroup/kview-scale"
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/*
+ * The hit step's hot path: personality(2) asked for the current persona
+ * (0xffffffff changes nothing), which nothing else here calls.  A syscall
+ * with arguments: the kernels' BTF has no SYSCALL_DEFINE0 function, which
+ * an fentry program needs.
+ */
+#define HOT_FUNC "__x64_sys_personality"
+#define HIT_WARM_CALLS 1000
 
 static int nkprobes;
 
@@ -528,6 +548,192 @@ static void pingpong(struct kview *kva, struct kview *kvb, long n, struct pingpo
 	close(res[0]);
 }
 
+/* ---- hits: one hook on a hot path in every view ------------------------ */
+
+enum { HOOK_KPROBE, HOOK_TP, HOOK_FENTRY, NHOOKS };
+static const char *const hook_names[NHOOKS] = { "kprobe", "tracepoint", "fentry" };
+
+struct hits {
+	long long ns;		/* the measured calls */
+	unsigned long long traced, other;	/* the programs' counts, warm-up calls included */
+};
+
+static struct scalehit *hskel;
+static int fentry_btf_id, sys_enter_id;
+static long hit_calls;
+
+/* @calls personality() after HIT_WARM_CALLS unmeasured ones; the time on @res. */
+static void __attribute__((noreturn)) run_calls(int go, int res, long calls)
+{
+	long long t0, ns;
+	long i;
+
+	pingpong_get(go);
+	for (i = 0; i < HIT_WARM_CALLS; i++)
+		syscall(SYS_personality, 0xffffffffUL);
+	t0 = now_ns();
+	for (i = 0; i < calls; i++)
+		syscall(SYS_personality, 0xffffffffUL);
+	ns = now_ns() - t0;
+	check(write(res, &ns, sizeof(ns)) == sizeof(ns), "result write: %s", strerror(errno));
+	_exit(0);
+}
+
+/*
+ * A process that makes hit_calls personality() calls, in @kv if not NULL (added
+ * before it starts), with the programs' counters zeroed and traced_tgid set
+ * to it first.
+ */
+static void hit_run(struct kview *kv, struct hits *h)
+{
+	int go[2], res[2];
+	pid_t c;
+
+	check(!pipe2(go, O_CLOEXEC) && !pipe2(res, O_CLOEXEC), "pipe: %s", strerror(errno));
+	c = fork();
+	check(c >= 0, "fork: %s", strerror(errno));
+	if (!c) {
+		int keep[] = { go[0], res[1] };
+
+		if (keep[0] > keep[1])
+			keep[0] = res[1], keep[1] = go[0];
+		child_keep(keep, 2);
+		run_calls(go[0], res[1], hit_calls);
+	}
+	close(go[0]);
+	close(res[1]);
+	if (kv)
+		check(!kview__add_pid(kv, c), "kview__add_pid: %s", strerror(errno));
+	hskel->bss->traced_tgid = c;
+	hskel->bss->hits_traced = 0;
+	hskel->bss->hits_other = 0;
+	pingpong_put(go[1]);
+	check(read(res[0], &h->ns, sizeof(h->ns)) == sizeof(h->ns), "no result from the calls");
+	check(wait_exit(c) == 0, "the calling process failed");
+	h->traced = hskel->bss->hits_traced;
+	h->other = hskel->bss->hits_other;
+	close(go[1]);
+	close(res[0]);
+}
+
+/* The perf id of tracepoint @cat:@name, from tracefs. */
+static int tracepoint_id(const char *cat, const char *name)
+{
+	char path[256];
+	FILE *f;
+	int id;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/%s/id", cat, name);
+	f = fopen(path, "r");
+	check(f, "%s: %s", path, strerror(errno));
+	check(fscanf(f, "%d", &id) == 1, "%s: no id", path);
+	fclose(f);
+	return id;
+}
+
+/*
+ * A copy of @prog, loaded on its own: libbpf keeps a program's final
+ * instructions after load, with its maps' fds in them.
+ */
+static int prog_clone(struct bpf_program *prog, enum bpf_attach_type type, int btf_id)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = type, .attach_btf_id = btf_id);
+
+	return bpf_prog_load(bpf_program__type(prog), bpf_program__name(prog), "GPL",
+			     bpf_program__insns(prog), bpf_program__insn_cnt(prog), &o);
+}
+
+/* One attachment of a hook: a libbpf link (kprobe), or fds (clones). */
+struct hook_att {
+	struct bpf_link *link;
+	int prog_fd, perf_fd, link_fd;
+};
+
+/*
+ * Attach @hook, in the current attach scope: the kprobe program once more,
+ * or a clone of the tracepoint or fentry program of its own.  0 or an errno.
+ */
+static int hook_attach(int hook, struct hook_att *a)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr),
+		.sample_period = 1, .wakeup_events = 1,
+	};
+	int err;
+
+	memset(a, 0, sizeof(*a));
+	a->prog_fd = a->perf_fd = a->link_fd = -1;
+	switch (hook) {
+	case HOOK_KPROBE:
+		a->link = bpf_program__attach_kprobe(hskel->progs.hit_kprobe, false, HOT_FUNC);
+		return a->link ? 0 : errno;
+	case HOOK_TP:
+		a->prog_fd = prog_clone(hskel->progs.hit_tp, 0, 0);
+		if (a->prog_fd < 0)
+			return -a->prog_fd;
+		attr.config = sys_enter_id;
+		/* As libbpf attaches a tracepoint program: CPU 0, any task. */
+		a->perf_fd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+		if (a->perf_fd < 0)
+			break;
+		a->link_fd = bpf_link_create(a->prog_fd, a->perf_fd, BPF_PERF_EVENT, NULL);
+		break;
+	case HOOK_FENTRY:
+		a->prog_fd = prog_clone(hskel->progs.hit_fentry, BPF_TRACE_FENTRY, fentry_btf_id);
+		if (a->prog_fd < 0)
+			return -a->prog_fd;
+		a->link_fd = bpf_link_create(a->prog_fd, 0, BPF_TRACE_FENTRY, NULL);
+		break;
+	}
+	if (a->link_fd >= 0)
+		return 0;
+	err = errno;
+	if (a->perf_fd >= 0)
+		close(a->perf_fd);
+	close(a->prog_fd);
+	return err;
+}
+
+static void hook_detach(struct hook_att *a)
+{
+	if (a->link) {
+		bpf_link__destroy(a->link);
+		return;
+	}
+	close(a->link_fd);
+	if (a->perf_fd >= 0)
+		close(a->perf_fd);
+	close(a->prog_fd);
+}
+
+/*
+ * Before the views: hit_calls personality() calls with no hook, and with each
+ * hook attached globally, once (one tool for everyone).
+ */
+struct hook_pre {
+	struct hits global;
+	int err;
+};
+
+static void hits_before_views(struct hits *base, struct hook_pre *pre)
+{
+	struct hook_att a;
+	int h;
+
+	hit_run(NULL, base);
+	check(!base->traced && !base->other, "a hook fired with none attached");
+	for (h = 0; h < NHOOKS; h++) {
+		pre[h].err = hook_attach(h, &a);
+		check(!pre[h].err, "global %s on %s: %s", hook_names[h], HOT_FUNC,
+		      strerror(pre[h].err));
+		hit_run(NULL, &pre[h].global);
+		hook_detach(&a);
+		check(pre[h].global.traced >= (unsigned long long)hit_calls + HIT_WARM_CALLS,
+		      "global %s: %llu hits of the calling process for %ld calls", hook_names[h],
+		      pre[h].global.traced, hit_calls + HIT_WARM_CALLS);
+	}
+}
+
 /* ---- one point ---------------------------------------------------------- */
 
 struct view {
@@ -539,6 +745,8 @@ struct view {
 	int create_err, attach_err;
 	long long create_ns, attach_ns, detach_ns, close_ns;
 	struct kview_info info;
+	/* The hit step: this view's attachment of the hook at hand */
+	struct hook_att hook;
 	/* Step 9: the tool's K global links */
 	struct bpf_link *glinks[MAXK];
 	int nglinks;
@@ -562,6 +770,14 @@ struct point {
 	bool have_cross;
 	unsigned long long mc_tps, mc_ops;
 	long long mc_cpu_ns;
+	/* The hit step */
+	struct hits base;
+	struct hook_pre pre[NHOOKS];
+	struct hook_point {
+		int views, err;		/* views the hook was attached in; the refusal */
+		long long attach_ns, detach_ns;
+		struct hits member, untraced;
+	} hook[NHOOKS];
 };
 
 static const char *errname(int err)
@@ -721,6 +937,58 @@ static void read_views(struct point *p)
 	kview__views_free(vs);
 }
 
+/*
+ * The hit step: each hook attached in every view (in the order the views
+ * were made, until one is refused), then hit_calls personality() calls by a
+ * process added to the first view and by one in no view, in an order that
+ * rotates with the round, then the hook detached from every view.
+ */
+static void hits_in_views(struct point *p)
+{
+	int h, i, j, nv = p->pid_views + p->cg_views;
+	struct hook_point *hp;
+	unsigned long long want = hit_calls + HIT_WARM_CALLS;
+	long long t0;
+
+	if (!p->pid_views)
+		return;
+	for (h = 0; h < NHOOKS; h++) {
+		hp = &p->hook[h];
+		t0 = now_ns();
+		for (i = 0; i < nv; i++) {
+			check(!kview__enter_scope(views[i].kv), "enter scope: %s", strerror(errno));
+			hp->err = hook_attach(h, &views[i].hook);
+			check(!kview__leave_scope(views[i].kv), "leave scope: %s", strerror(errno));
+			if (hp->err) {
+				progress("%s on %s in view %d of %d refused: %s (%s)", hook_names[h],
+					 HOT_FUNC, i + 1, nv, errname(hp->err), strerror(hp->err));
+				break;
+			}
+			hp->views++;
+		}
+		hp->attach_ns = now_ns() - t0;
+		for (j = 0; j < 2; j++) {
+			if ((j + p->round) % 2 == 0)
+				hit_run(views[0].kv, &hp->member);
+			else
+				hit_run(NULL, &hp->untraced);
+		}
+		t0 = now_ns();
+		for (i = 0; i < hp->views; i++)
+			hook_detach(&views[i].hook);
+		hp->detach_ns = now_ns() - t0;
+		/* The view's member gets its view's program, once a call; nobody else any. */
+		check(h == HOOK_TP ? hp->member.traced >= want : hp->member.traced == want,
+		      "%s in %d views: %llu hits of the first view's member for %llu calls",
+		      hook_names[h], hp->views, hp->member.traced, want);
+		check(!hp->member.other, "%s in %d views: %llu hits of other tasks", hook_names[h],
+		      hp->views, hp->member.other);
+		check(!hp->untraced.traced && !hp->untraced.other,
+		      "%s in %d views: a process in no view hit it (%llu, others %llu)",
+		      hook_names[h], hp->views, hp->untraced.traced, hp->untraced.other);
+	}
+}
+
 static void run_point(struct point *p, struct hwcost *skel, long roundtrips, int mc_seconds)
 {
 	int cgfds[CG_MAX], i, total;
@@ -749,6 +1017,7 @@ static void run_point(struct point *p, struct hwcost *skel, long roundtrips, int
 	p->far_pre_attach_ns = global_probe(skel, funcs[nkprobes], &p->far_pre_detach_ns);
 	if (near_func[0])
 		p->near_pre_attach_ns = global_probe(skel, near_func, &p->near_pre_detach_ns);
+	hits_before_views(&p->base, p->pre);
 	sleep(1);
 	p->m0 = meminfo();
 	create_views(p, cgfds);
@@ -790,6 +1059,7 @@ static void run_point(struct point *p, struct hwcost *skel, long roundtrips, int
 		reap_cpu_ns(mc, SIGTERM, "memcached");
 	}
 	p->hits = skel->bss->hits_traced + skel->bss->hits_other;
+	hits_in_views(p);
 
 	detach_views(p);
 	p->settle_ns = wait_no_views(300);
@@ -811,6 +1081,7 @@ static void run_point(struct point *p, struct hwcost *skel, long roundtrips, int
 static void emit_point(FILE *out, const struct point *p, int warmup, long roundtrips)
 {
 	const struct pingpong *c = &p->cross, *u = &p->untraced;
+	int h;
 
 	fprintf(out, "scale,%s,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%s,"
 		"%lld,%lld,%lld,%lld,%lld,"
@@ -819,7 +1090,7 @@ static void emit_point(FILE *out, const struct point *p, int warmup, long roundt
 		"%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,"
 		"%ld,%d,%lld,%llu,%llu,%llu,%llu,%lld,%lld,%llu,%llu,%llu,%llu,%lld,"
 		"%llu,%llu,%lld,%llu,"
-		"%lld,%lld,%s,%lld,%lld,%lld,%lld\n",
+		"%lld,%lld,%s,%lld,%lld,%lld,%lld",
 		clock_name(), p->round, warmup, p->n, nkprobes, p->n, p->pid_views,
 		p->cg_wanted, p->cg_views, errname(p->refused_err),
 		p->refused_err ? p->refused_at : -1, errname(p->attach_err),
@@ -838,8 +1109,25 @@ static void emit_point(FILE *out, const struct point *p, int warmup, long roundt
 		p->mc_tps, p->mc_ops, p->mc_cpu_ns, p->hits,
 		p->g_attach_ns, p->g_detach_ns, errname(p->g_attach_err), p->gm0.avail_kb,
 		p->gm1.avail_kb, p->gm0.slab_kb, p->gm1.slab_kb);
+	/* The hit step, a group of columns per hook (runs_header). */
+	fprintf(out, ",%ld,%lld", hit_calls, p->base.ns);
+	for (h = 0; h < NHOOKS; h++) {
+		const struct hook_point *hp = &p->hook[h];
+
+		fprintf(out, ",%lld,%llu,%d,%s,%lld,%lld,%lld,%llu,%lld", p->pre[h].global.ns,
+			p->pre[h].global.traced, hp->views, errname(hp->err),
+			hp->views ? hp->attach_ns : -1, hp->views ? hp->detach_ns : -1,
+			hp->views ? hp->member.ns : -1, hp->member.traced,
+			hp->views ? hp->untraced.ns : -1);
+	}
+	fputc('\n', out);
 	fflush(out);
 }
+
+/* The hit step's columns of one hook. */
+#define HOOK_COLS(h) ",hit_" h "_global_ns,hit_" h "_global_hits,hit_" h "_views,hit_" h "_errno," \
+	"hit_" h "_attach_ns,hit_" h "_detach_ns,hit_" h "_member_ns,hit_" h "_member_hits," \
+	"hit_" h "_untraced_ns"
 
 static const char runs_header[] =
 	"bench,clock,round,warmup,n,kprobes,pid_wanted,pid_views,cg_wanted,cg_views,"
@@ -854,7 +1142,9 @@ static const char runs_header[] =
 	"cross_flush_cpus,cross_ctxsw,untraced_ns,untraced_switch_in,untraced_inval_pages,"
 	"untraced_inval_full,untraced_flush_cpus,untraced_ctxsw,"
 	"mc_tps,mc_ops,mc_cpu_ns,hits,"
-	"g_attach_ns,g_detach_ns,g_attach_errno,g_avail_kb0,g_avail_kb1,g_slab_kb0,g_slab_kb1\n";
+	"g_attach_ns,g_detach_ns,g_attach_errno,g_avail_kb0,g_avail_kb1,g_slab_kb0,g_slab_kb1,"
+	"hit_calls,hit_base_ns"
+	HOOK_COLS("kprobe") HOOK_COLS("tracepoint") HOOK_COLS("fentry") "\n";
 
 static void emit_views(FILE *out, const struct point *p, int warmup)
 {
@@ -898,8 +1188,8 @@ int main(int argc, char **argv)
 	long roundtrips;
 	pid_t idle;
 
-	if (argc != 9) {
-		fprintf(stderr, "usage: scale ROUNDS LADDER KPROBES ROUNDTRIPS MC_SECONDS RUNS.csv VIEWS.csv FUNCS.txt\n");
+	if (argc != 10) {
+		fprintf(stderr, "usage: scale ROUNDS LADDER KPROBES ROUNDTRIPS MC_SECONDS HITS RUNS.csv VIEWS.csv FUNCS.txt\n");
 		return 2;
 	}
 	rounds = atoi(argv[1]);
@@ -907,13 +1197,21 @@ int main(int argc, char **argv)
 	nkprobes = atoi(argv[3]);
 	roundtrips = atol(argv[4]);
 	mc_seconds = atoi(argv[5]);
+	hit_calls = atol(argv[6]);
+	argv += 1;	/* RUNS.csv VIEWS.csv FUNCS.txt: argv[6..8] from here on */
 	check(rounds >= 1 && nkprobes >= 1 && nkprobes <= MAXK && roundtrips >= 1 &&
-	      mc_seconds >= 0, "ROUNDS >= 1, KPROBES 1..%d, ROUNDTRIPS >= 1, MC_SECONDS >= 0",
-	      MAXK);
+	      mc_seconds >= 0 && hit_calls >= 1,
+	      "ROUNDS >= 1, KPROBES 1..%d, ROUNDTRIPS >= 1, MC_SECONDS >= 0, HITS >= 1", MAXK);
 	check(!setrlimit(RLIMIT_NOFILE, &nofile), "RLIMIT_NOFILE: %s", strerror(errno));
 	pin_to_cpu(0);
 	skel = hwcost__open_and_load();
 	check(skel, "load: %s", strerror(errno));
+	hskel = scalehit__open_and_load();
+	check(hskel, "load scalehit: %s", strerror(errno));
+	check(ftrace_traceable(HOT_FUNC), "%s cannot be traced here", HOT_FUNC);
+	fentry_btf_id = libbpf_find_vmlinux_btf_id(HOT_FUNC, BPF_TRACE_FENTRY);
+	check(fentry_btf_id > 0, "%s: no BTF id: %s", HOT_FUNC, strerror(-fentry_btf_id));
+	sys_enter_id = tracepoint_id("raw_syscalls", "sys_enter");
 	wait_no_views(60);
 
 	check(!pipe2(idle_pipe, O_CLOEXEC), "pipe: %s", strerror(errno));
@@ -960,6 +1258,7 @@ int main(int argc, char **argv)
 	}
 	fclose(out);
 	fclose(vout);
+	scalehit__destroy(hskel);
 	hwcost__destroy(skel);
 	wait_no_views(60);
 	rmdir(CG_DIR);
