@@ -13,6 +13,11 @@
  *   kview-trampoline modret   fmod_ret on security_task_getsid: the
  *                             target's getsid() calls fail with EDOM, the
  *                             decoy's do not
+ *   kview-trampoline views    fentry in the target's view and, a program of
+ *                             its own, in a second target's: one image
+ *                             holds both, and each program counts its own
+ *                             view's reads only (the other view's member
+ *                             passes it without running it)
  *   kview-trampoline mixed    the fentry in the view and, at once, globally:
  *                             the global one sees everybody, the view one
  *                             the target; the trampoline is armed in the
@@ -62,14 +67,15 @@ static char workload[4096];
 struct tr_variant {
 	bool fexit;		/* exit: fexit, and the sums of the returns */
 	bool mixed;		/* mixed: the fentry globally too */
+	bool views;		/* views: a second target in a view of its own */
 };
 
 /* What the case made; NULL or 0 is what it did not, or released. */
 struct tr {
 	pid_t t, d, t2;			/* target, decoy, a second target */
 	struct kview *kv, *kv2;		/* their views */
-	struct tramp *in, *view, *global, *fe, *fx, *kp;
-	struct bpf_link *in_link, *view_link, *global_link;
+	struct tramp *in, *view, *global, *fe, *fx, *kp, *view2;
+	struct bpf_link *in_link, *view_link, *global_link, *view2_link;
 	struct bpf_link *le, *lx, *lk, *lg;	/* fe's, fx's, kp's, global's */
 	bool module;			/* trace-events-sample loaded */
 	bool livepatch;			/* livepatch-sample loaded */
@@ -99,9 +105,9 @@ static void destroy_skel(struct tramp **skel)
 static void tr_release(struct tr *f)
 {
 	struct bpf_link **links[] = { &f->lg, &f->lk, &f->lx, &f->le, &f->global_link,
-				      &f->view_link, &f->in_link };
-	struct tramp **skels[] = { &f->global, &f->view, &f->in, &f->kp, &f->fx,
-				   &f->fe };
+				      &f->view2_link, &f->view_link, &f->in_link };
+	struct tramp **skels[] = { &f->global, &f->view2, &f->view, &f->in, &f->kp,
+				   &f->fx, &f->fe };
 	size_t i;
 
 	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++)
@@ -294,8 +300,21 @@ static void test_reads(void *fixture, const void *variant)
 	struct tr *f = fixture;
 
 	spawn_pair(f, dd);
+	if (v->views) {
+		f->t2 = spawn_stopped(dd);
+		f->kv2 = kview__create(f->t2, NULL);
+		check(f->kv2, "kview__create(%d): %s", f->t2, strerror(errno));
+	}
 	reads_attach(f, v, prog, fn);
+	if (v->views) {
+		f->view2 = load(prog, 0, 0);
+		f->view2_link = attach_view(f->kv2, f->view2, prog);
+		check_armed(f->kv2, fn, false);
+		resume(f->t2);
+	}
 	run_pair(f);
+	if (v->views)
+		check_eq(wait_exit(f->t2), 0);
 
 	want = check_counts_equal(bpf_map__fd(f->view->maps.counts),
 				  bpf_map__fd(f->in->maps.counts), f->t, f->d);
@@ -309,6 +328,20 @@ static void test_reads(void *fixture, const void *variant)
 	}
 	if (v->mixed)
 		reads_global(f, want, fn);
+	if (v->views) {
+		/* Each view's program saw its own member only. */
+		check_eq(map_u32_count(bpf_map__fd(f->view->maps.counts), f->t2), 0);
+		got = map_u32_count(bpf_map__fd(f->view2->maps.counts), f->t2);
+		diag("the second view's program: %llu of its member's reads, the first's %llu",
+		     got, want);
+		check(got >= 20000, "the second view saw only %llu events of %s reads", got,
+		      READS);
+		check_eq(map_u32_count(bpf_map__fd(f->view2->maps.counts), f->t), 0);
+		check_eq(map_u32_count(bpf_map__fd(f->view2->maps.counts), f->d), 0);
+		release_link(&f->view2_link);
+		check_detached(f->kv2, fn);
+		check_armed(f->kv, fn, false);
+	}
 
 	release_link(&f->view_link);
 	release_link(&f->in_link);
@@ -821,13 +854,14 @@ static void test_livepatch(void *fixture, const void *variant)
 }
 
 static const struct tr_variant entry, exit_ = { .fexit = true },
-	mixed = { .mixed = true };
+	mixed = { .mixed = true }, views = { .views = true };
 
 static const struct check_case cases[] = {
 	{ "entry", test_reads, &entry },
 	{ "exit", test_reads, &exit_ },
 	{ "modret", test_modret, NULL },
 	{ "mixed", test_reads, &mixed },
+	{ "views", test_reads, &views },
 	{ "ftrace", test_ftrace, NULL },
 	{ "loop", test_loop, NULL },
 	{ "module", test_module, NULL },
