@@ -364,11 +364,16 @@ static long long wait_no_views(int sec)
 /* ---- processes ---------------------------------------------------------- */
 
 /* In a child: die with the driver, close fds 3.. but those in @keep (ascending). */
-static void child_keep(const int *keep, int nkeep)
+static void child_keep(int *keep, int nkeep)
 {
 	unsigned int lo = 3;
-	int i;
+	int i, j, t;
 
+	/* close_range() goes up: the fds kept, in order. */
+	for (i = 0; i < nkeep; i++)
+		for (j = i + 1; j < nkeep; j++)
+			if (keep[j] < keep[i])
+				t = keep[i], keep[i] = keep[j], keep[j] = t;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (i = 0; i < nkeep; i++) {
 		if ((unsigned int)keep[i] > lo)
@@ -513,20 +518,14 @@ static void pingpong(struct kview *kva, struct kview *kvb, long n, struct pingpo
 	if (!b) {
 		int keep[] = { ab[0], ba[1] };
 
-		if (keep[0] > keep[1])
-			keep[0] = ba[1], keep[1] = ab[0];
 		child_keep(keep, 2);
 		pingpong_answer(ab[0], ba[1], n);
 	}
 	a = fork();
 	check(a >= 0, "fork: %s", strerror(errno));
 	if (!a) {
-		int keep[] = { go[0], ab[1], ba[0], res[1] }, i, j, t;
+		int keep[] = { go[0], ab[1], ba[0], res[1] };
 
-		for (i = 0; i < 4; i++)
-			for (j = i + 1; j < 4; j++)
-				if (keep[j] < keep[i])
-					t = keep[i], keep[i] = keep[j], keep[j] = t;
 		child_keep(keep, 4);
 		run_a(go[0], ab[1], ba[0], res[1], b, n);
 	}
@@ -595,8 +594,6 @@ static void hit_run(struct kview *kv, struct hits *h)
 	if (!c) {
 		int keep[] = { go[0], res[1] };
 
-		if (keep[0] > keep[1])
-			keep[0] = res[1], keep[1] = go[0];
 		child_keep(keep, 2);
 		run_calls(go[0], res[1], hit_calls);
 	}
@@ -708,29 +705,23 @@ static void hook_detach(struct hook_att *a)
 
 /*
  * Before the views: hit_calls personality() calls with no hook, and with each
- * hook attached globally, once (one tool for everyone).
+ * hook attached globally, once (one tool for everyone), into @global.
  */
-struct hook_pre {
-	struct hits global;
-	int err;
-};
-
-static void hits_before_views(struct hits *base, struct hook_pre *pre)
+static void hits_before_views(struct hits *base, struct hits *global)
 {
 	struct hook_att a;
-	int h;
+	int h, err;
 
 	hit_run(NULL, base);
 	check(!base->traced && !base->other, "a hook fired with none attached");
 	for (h = 0; h < NHOOKS; h++) {
-		pre[h].err = hook_attach(h, &a);
-		check(!pre[h].err, "global %s on %s: %s", hook_names[h], HOT_FUNC,
-		      strerror(pre[h].err));
-		hit_run(NULL, &pre[h].global);
+		err = hook_attach(h, &a);
+		check(!err, "global %s on %s: %s", hook_names[h], HOT_FUNC, strerror(err));
+		hit_run(NULL, &global[h]);
 		hook_detach(&a);
-		check(pre[h].global.traced >= (unsigned long long)hit_calls + HIT_WARM_CALLS,
+		check(global[h].traced >= (unsigned long long)hit_calls + HIT_WARM_CALLS,
 		      "global %s: %llu hits of the calling process for %ld calls", hook_names[h],
-		      pre[h].global.traced, hit_calls + HIT_WARM_CALLS);
+		      global[h].traced, hit_calls + HIT_WARM_CALLS);
 	}
 }
 
@@ -772,7 +763,7 @@ struct point {
 	long long mc_cpu_ns;
 	/* The hit step */
 	struct hits base;
-	struct hook_pre pre[NHOOKS];
+	struct hits global[NHOOKS];
 	struct hook_point {
 		int views, err;		/* views the hook was attached in; the refusal */
 		long long attach_ns, detach_ns;
@@ -1017,7 +1008,7 @@ static void run_point(struct point *p, struct hwcost *skel, long roundtrips, int
 	p->far_pre_attach_ns = global_probe(skel, funcs[nkprobes], &p->far_pre_detach_ns);
 	if (near_func[0])
 		p->near_pre_attach_ns = global_probe(skel, near_func, &p->near_pre_detach_ns);
-	hits_before_views(&p->base, p->pre);
+	hits_before_views(&p->base, p->global);
 	sleep(1);
 	p->m0 = meminfo();
 	create_views(p, cgfds);
@@ -1114,8 +1105,8 @@ static void emit_point(FILE *out, const struct point *p, int warmup, long roundt
 	for (h = 0; h < NHOOKS; h++) {
 		const struct hook_point *hp = &p->hook[h];
 
-		fprintf(out, ",%lld,%llu,%d,%s,%lld,%lld,%lld,%llu,%lld", p->pre[h].global.ns,
-			p->pre[h].global.traced, hp->views, errname(hp->err),
+		fprintf(out, ",%lld,%llu,%d,%s,%lld,%lld,%lld,%llu,%lld", p->global[h].ns,
+			p->global[h].traced, hp->views, errname(hp->err),
 			hp->views ? hp->attach_ns : -1, hp->views ? hp->detach_ns : -1,
 			hp->views ? hp->member.ns : -1, hp->member.traced,
 			hp->views ? hp->untraced.ns : -1);
