@@ -278,7 +278,7 @@ void attach_release(struct attach *at)
 	struct view *v = at->view;
 
 	if (at->inst)
-		inst_put(at->inst);
+		inst_put(at->inst, at);
 	memset(at, 0, sizeof(*at));
 	if (v) {
 		v->nattach--;

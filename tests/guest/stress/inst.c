@@ -100,7 +100,21 @@ struct inst *inst_get(enum hook hook)
 			int fd = bpf_map__fd(in->skel->maps.filter);
 			unsigned int key;
 
-			/* Detached: nothing counts into it meanwhile. */
+			/*
+			 * Its link is gone, but a run of the program that
+			 * began before may still be going on another CPU
+			 * (an unregistered tracepoint probe or an unlinked
+			 * trampoline does not wait for it) and would count
+			 * into the cleared map: an event of a process the
+			 * next attachment never had.  Each such run is an
+			 * RCU read-side critical section (preemption off,
+			 * or rcu_read_lock() in the trampoline): wait for a
+			 * grace period, which MEMBARRIER_CMD_GLOBAL is.
+			 */
+			if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+				violation("membarrier(MEMBARRIER_CMD_GLOBAL) before reusing %s's instance: %s",
+					  hooks[hook].name, strerror(errno));
+			/* Detached and quiet: nothing counts into it now. */
 			memset((void *)in->counts, 0, in->counts_size);
 			while (!bpf_map_get_next_key(fd, NULL, &key))
 				bpf_map_delete_elem(fd, &key);
@@ -144,9 +158,14 @@ fail:
 	return NULL;
 }
 
-/* Under G.lock, after its link was destroyed. */
-void inst_put(struct inst *in)
+/*
+ * Under G.lock, after the link of @at (which it served) was destroyed, or
+ * with @at NULL after an attach that failed.
+ */
+void inst_put(struct inst *in, const struct attach *at)
 {
+	if (at)
+		snprintf(in->last, sizeof(in->last), "%s", att_desc(at));
 	in->dirty = true;
 	in->hold_seq = fork_max();
 	in->next = G.pool[in->hook];

@@ -246,10 +246,11 @@ void check_scope(void)
 				continue;
 			if (at->nreported < MAX_REPORTED)
 				at->reported[at->nreported++] = keys[k];
-			violation("check %d: scope: %s counted %llu event(s) of tgid %u (%s), never a member%s",
+			violation("check %d: scope: %s counted %llu event(s) of tgid %u (%s), never a member%s; its BPF instance served %s before",
 				  phase, att_desc(at), inst_count(at->inst, keys[k]),
 				  keys[k], comm_of(keys[k]),
-				  keys[k] == (unsigned int)getpid() ? " (the driver)" : "");
+				  keys[k] == (unsigned int)getpid() ? " (the driver)" : "",
+				  at->inst->last[0] ? at->inst->last : "no attachment");
 		}
 	}
 }
@@ -389,7 +390,7 @@ struct attach *check_attach(enum hook hook, struct attach *pair)
 	if (!link) {
 		violation("check %d: attach the reference %s globally: %s", phase,
 			  hooks[hook].name, strerror(errno));
-		inst_put(in);
+		inst_put(in, NULL);
 		return NULL;
 	}
 	at = &G.attach[ai];
@@ -586,7 +587,7 @@ void check_phase(bool final)
 		if (!extra[i])
 			continue;
 		bpf_link__destroy(extra[i]->link);
-		inst_put(extra[i]->inst);
+		inst_put(extra[i]->inst, extra[i]);
 		memset(extra[i], 0, sizeof(*extra[i]));
 	}
 	beat("check: resume the workers");

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
 #include <linux/perf_event.h>
 
 #include "kvtest.h"
@@ -142,6 +143,8 @@ struct inst {
 	 * exec, so the program stays attached (EEXIST on a new attach).
 	 */
 	unsigned int hold_seq;
+	/* The attachment it served last (att_desc()), for the reports. */
+	char last[192];
 	struct inst *next;
 };
 
@@ -347,7 +350,7 @@ _Bool inst_reusable (const struct inst *in);
 void inst_free (struct inst *in);
 struct inst *pool_take (enum hook hook);
 struct inst *inst_get (enum hook hook);
-void inst_put (struct inst *in);
+void inst_put (struct inst *in, const struct attach *at);
 struct bpf_program *inst_prog (struct inst *in);
 long long unsigned int inst_count (struct inst *in, pid_t pid);
 int inst_counted (struct inst *in, unsigned int *tgids, int max);
