@@ -14,6 +14,13 @@
  *   tp-btf        BTF tracepoint sys_enter         } program on the same hook
  *   mixed         raw_syscalls/sys_enter globally (no filter), in-eBPF and
  *                 in the view at once: the global one sees both processes
+ *   views         the same event in two views at once (two programs in the
+ *                 first), globally and in-eBPF: one program array, indexed
+ *                 by view; each view counts its member only, also after the
+ *                 other view's programs went; each view may have 64
+ *                 programs a task runs there, globals included (E2BIG
+ *                 past them, for that view only), and a global one is
+ *                 refused once some view is full
  *   syscall-work  only the view's tasks (threads, follow-fork children)
  *                 have the syscall-work flag, and none after the detach
  *   module        a tracepoint defined in a module is refused, perf and raw
@@ -38,6 +45,9 @@
 
 #define N 2000
 #define NSTR "2000"
+/* Programs a task may run on one event (kernel/trace/bpf_trace.c). */
+#define MAX_PROGS 64
+#define MORE MAX_PROGS
 
 static char workload[4096];
 
@@ -54,6 +64,10 @@ struct tp {
 	struct tpcount *view, *in, *global;
 	struct bpf_link *vl, *il, *gl;	/* their links */
 	bool module;			/* trace-events-sample loaded */
+	/* views: the second view, and the programs that fill it up */
+	struct kview *kv2;
+	struct tpcount *a2, *more[MORE];
+	struct bpf_link *a2l, *ml[MORE];
 };
 
 static struct tpcount *load(const char *prog, unsigned int filter,
@@ -106,6 +120,15 @@ static void destroy_skel(struct tpcount **skel)
 /* Detach, close the view and the objects. */
 static void tp_release(struct tp *f)
 {
+	int i;
+
+	for (i = 0; i < MORE; i++) {
+		release_link(&f->ml[i]);
+		destroy_skel(&f->more[i]);
+	}
+	release_link(&f->a2l);
+	destroy_skel(&f->a2);
+	release_view(&f->kv2);
 	release_link(&f->il);
 	release_link(&f->gl);
 	release_link(&f->vl);
@@ -265,6 +288,110 @@ static void test_mixed(void *fixture, const void *variant)
 	check_eq(counted(f->global, t), counted(f->in, t));
 	check(counted(f->global, d) >= N, "the global program missed the decoy");
 	check_eq(nkeys(f->view), 1);
+	tp_release(f);
+	settle_clean();
+}
+
+/*
+ * Attach another tp_raw_enter program in @kv (NULL: globally) into
+ * f->more[@i]: 0, or the errno of a refusal.
+ */
+static int attach_more(struct tp *f, int i, struct kview *kv)
+{
+	struct bpf_program *p;
+
+	f->more[i] = load("tp_raw_enter", 0, 0);
+	p = bpf_object__find_program_by_name(f->more[i]->obj, "tp_raw_enter");
+	check(p, "no program tp_raw_enter");
+	f->ml[i] = kv ? kview__attach_program(kv, p) : bpf_program__attach(p);
+	if (f->ml[i])
+		return 0;
+	check(errno, "attach failed without an errno");
+	return errno;
+}
+
+static void test_views(void *fixture, const void *variant)
+{
+	char *args[] = { workload, "reads", NSTR, NULL };
+	struct tp *f = fixture;
+	int n, err;
+	pid_t t, d;
+
+	(void)variant;
+	f->t = t = spawn_stopped(args);
+	f->d = d = spawn_stopped(args);
+	f->view = load("tp_raw_enter", 0, 0);		/* in t's view */
+	f->a2 = load("tp_raw_enter", 0, 0);		/* in t's view too */
+	f->more[0] = load("tp_raw_enter", 0, 0);	/* in d's view */
+	f->in = load("tp_raw_enter", t, 0);
+	f->global = load("tp_raw_enter", 0, 0);
+	f->kv = kview__create(t, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	f->kv2 = kview__create(d, NULL);
+	check(f->kv2, "kview__create: %s", strerror(errno));
+	/* Mixed in time, so that each view's items must be gathered. */
+	f->vl = attach(f->view, "tp_raw_enter", f->kv);
+	f->gl = attach(f->global, "tp_raw_enter", NULL);
+	f->ml[0] = attach(f->more[0], "tp_raw_enter", f->kv2);
+	f->il = attach(f->in, "tp_raw_enter", NULL);
+	f->a2l = attach(f->a2, "tp_raw_enter", f->kv);
+	run_pair(f);
+	diag("raw_syscalls/sys_enter: t's view %llu and %llu, d's view %llu, in-eBPF %llu, global t %llu d %llu",
+	     counted(f->view, t), counted(f->a2, t), counted(f->more[0], d),
+	     counted(f->in, t), counted(f->global, t), counted(f->global, d));
+	check(counted(f->in, t) >= N, "in-eBPF counted %llu", counted(f->in, t));
+	check_eq(counted(f->view, t), counted(f->in, t));
+	check_eq(counted(f->a2, t), counted(f->in, t));
+	check_eq(counted(f->global, t), counted(f->in, t));
+	check(counted(f->global, d) >= N, "the global program missed d");
+	check_eq(counted(f->more[0], d), counted(f->global, d));
+	check_eq(nkeys(f->view), 1);
+	check_eq(nkeys(f->a2), 1);
+	check_eq(nkeys(f->more[0]), 1);
+
+	/* t's view's programs go: the array is made again without them. */
+	release_link(&f->a2l);
+	release_link(&f->vl);
+	release_link(&f->gl);
+	release_link(&f->ml[0]);
+	destroy_skel(&f->global);
+	destroy_skel(&f->more[0]);
+	/* New processes, stopped before the programs count anything. */
+	f->t = t = spawn_stopped(args);
+	f->d = d = spawn_stopped(args);
+	f->global = load("tp_raw_enter", 0, 0);
+	f->gl = attach(f->global, "tp_raw_enter", NULL);
+	f->more[0] = load("tp_raw_enter", 0, 0);
+	err = kview__add_pid(f->kv2, d);
+	check(!err, "add %d to d's view: %s", d, strerror(-err));
+	f->ml[0] = attach(f->more[0], "tp_raw_enter", f->kv2);
+	run_pair(f);
+	diag("after t's view's programs went: d's view %llu, global d %llu, t %llu",
+	     counted(f->more[0], d), counted(f->global, d),
+	     counted(f->global, t));
+	check(counted(f->global, d) >= N, "the global program missed d");
+	check_eq(counted(f->more[0], d), counted(f->global, d));
+	check_eq(nkeys(f->more[0]), 1);
+	check(counted(f->global, t) >= N, "the global program missed t");
+
+	/*
+	 * Limits: with 2 global programs (in-eBPF and global) and 1 in d's
+	 * view, d's view takes 61 more, not 62; t's view still takes one;
+	 * then no global one fits (it would run for d's view's tasks too).
+	 */
+	for (n = 1; n < MORE; n++) {
+		err = attach_more(f, n, f->kv2);
+		if (err)
+			break;
+	}
+	diag("d's view took %d programs with 2 global ones: the next got %s",
+	     n, strerror(err));
+	check_eq(err, E2BIG);
+	check_eq(n, MAX_PROGS - 2);
+	release_link(&f->ml[n]);
+	destroy_skel(&f->more[n]);
+	check_eq(attach_more(f, n, f->kv), 0);
+	check_eq(attach_more(f, n + 1, NULL), E2BIG);
 	tp_release(f);
 	settle_clean();
 }
@@ -573,6 +700,7 @@ static const struct check_case cases[] = {
 	{ "raw-tp", test_sequential, &raw_tp },
 	{ "tp-btf", test_sequential, &tp_btf },
 	{ "mixed", test_mixed, NULL },
+	{ "views", test_views, NULL },
 	{ "syscall-work", test_syscall_work, NULL },
 	{ "module", test_module, NULL },
 	{ "direct-call", test_direct_call, NULL },
