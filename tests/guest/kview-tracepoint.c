@@ -21,6 +21,11 @@
  *                 programs a task runs there, globals included (E2BIG
  *                 past them, for that view only), and a global one is
  *                 refused once some view is full
+ *   raw-views     raw tracepoint links on sys_enter in two views at once
+ *                 (two in the first, one a tp_btf link), globally and
+ *                 in-eBPF: one probe runs the views' links, by view; each
+ *                 view counts its member only, also after a link of each
+ *                 view went and new members came
  *   syscall-work  only the view's tasks (threads, follow-fork children)
  *                 have the syscall-work flag, and none after the detach
  *   module        a tracepoint defined in a module is refused, perf and raw
@@ -396,6 +401,83 @@ static void test_views(void *fixture, const void *variant)
 	settle_clean();
 }
 
+/*
+ * raw-views: the views' raw tracepoint links on sys_enter share one probe,
+ * which runs the current task's view's links only.
+ */
+static void test_raw_views(void *fixture, const void *variant)
+{
+	char *args[] = { workload, "reads", NSTR, NULL };
+	struct tp *f = fixture;
+	pid_t t, d;
+	int err;
+
+	(void)variant;
+	f->t = t = spawn_stopped(args);
+	f->d = d = spawn_stopped(args);
+	f->view = load("rawtp_enter", 0, 0);		/* in t's view */
+	f->a2 = load("btf_enter", 0, 0);		/* in t's view too */
+	f->more[0] = load("rawtp_enter", 0, 0);		/* in d's view */
+	f->more[1] = load("rawtp_enter", 0, 0);		/* in d's view too */
+	f->in = load("rawtp_enter", t, 0);
+	f->global = load("rawtp_enter", 0, 0);
+	f->kv = kview__create(t, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	f->kv2 = kview__create(d, NULL);
+	check(f->kv2, "kview__create: %s", strerror(errno));
+	f->vl = attach(f->view, "rawtp_enter", f->kv);
+	f->gl = attach(f->global, "rawtp_enter", NULL);
+	f->ml[0] = attach(f->more[0], "rawtp_enter", f->kv2);
+	f->il = attach(f->in, "rawtp_enter", NULL);
+	f->a2l = attach(f->a2, "btf_enter", f->kv);
+	f->ml[1] = attach(f->more[1], "rawtp_enter", f->kv2);
+	run_pair(f);
+	diag("sys_enter: t's view %llu and %llu (tp_btf), d's view %llu and %llu, in-eBPF %llu, global t %llu d %llu",
+	     counted(f->view, t), counted(f->a2, t), counted(f->more[0], d),
+	     counted(f->more[1], d), counted(f->in, t), counted(f->global, t),
+	     counted(f->global, d));
+	check(counted(f->in, t) >= N, "in-eBPF counted %llu", counted(f->in, t));
+	check_eq(counted(f->view, t), counted(f->in, t));
+	check_eq(counted(f->a2, t), counted(f->in, t));
+	check_eq(counted(f->global, t), counted(f->in, t));
+	check(counted(f->global, d) >= N, "the global program missed d");
+	check_eq(counted(f->more[0], d), counted(f->global, d));
+	check_eq(counted(f->more[1], d), counted(f->global, d));
+	check_eq(nkeys(f->view), 1);
+	check_eq(nkeys(f->a2), 1);
+	check_eq(nkeys(f->more[0]), 1);
+	check_eq(nkeys(f->more[1]), 1);
+
+	/* A link of each view goes; new members, counted afresh. */
+	release_link(&f->a2l);
+	release_link(&f->ml[0]);
+	release_link(&f->gl);
+	destroy_skel(&f->global);
+	f->t = t = spawn_stopped(args);
+	f->d = d = spawn_stopped(args);
+	err = kview__add_pid(f->kv, t);
+	check(!err, "add %d to t's view: %s", t, strerror(-err));
+	err = kview__add_pid(f->kv2, d);
+	check(!err, "add %d to d's view: %s", d, strerror(-err));
+	/* the reference from here on: t and d are stopped after exec */
+	f->global = load("rawtp_enter", 0, 0);
+	f->gl = attach(f->global, "rawtp_enter", NULL);
+	run_pair(f);
+	diag("after a link of each view went: t's view %llu, d's view %llu, global t %llu d %llu",
+	     counted(f->view, t), counted(f->more[1], d), counted(f->global, t),
+	     counted(f->global, d));
+	check(counted(f->global, t) >= N, "the global program missed t");
+	check(counted(f->global, d) >= N, "the global program missed d");
+	check_eq(counted(f->view, t), counted(f->global, t));
+	check_eq(counted(f->more[1], d), counted(f->global, d));
+	check_eq(counted(f->view, d), 0);
+	check_eq(counted(f->more[1], t), 0);
+	check_eq(nkeys(f->view), 2);
+	check_eq(nkeys(f->more[1]), 2);
+	tp_release(f);
+	settle_clean();
+}
+
 /* Flagged tasks whose "Tgid:" (or "PPid:") in /proc is @id. */
 static int count_flagged(const char *field, pid_t id)
 {
@@ -701,6 +783,7 @@ static const struct check_case cases[] = {
 	{ "tp-btf", test_sequential, &tp_btf },
 	{ "mixed", test_mixed, NULL },
 	{ "views", test_views, NULL },
+	{ "raw-views", test_raw_views, NULL },
 	{ "syscall-work", test_syscall_work, NULL },
 	{ "module", test_module, NULL },
 	{ "direct-call", test_direct_call, NULL },

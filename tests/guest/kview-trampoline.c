@@ -14,10 +14,17 @@
  *                             target's getsid() calls fail with EDOM, the
  *                             decoy's do not
  *   kview-trampoline views    fentry in the target's view and, a program of
- *                             its own, in a second target's: one image
- *                             holds both, and each program counts its own
- *                             view's reads only (the other view's member
- *                             passes it without running it)
+ *                             its own, in a second target's: each view
+ *                             calls an image of its own, and each program
+ *                             counts its own view's reads only
+ *   kview-trampoline many     fentry in 40 views at once, more than one
+ *                             image takes (BPF_MAX_TRAMP_LINKS, 38 on x86):
+ *                             40 images, each view's program counts its
+ *                             member's reads as the in-eBPF reference
+ *                             does; one view takes 38 programs, not 39;
+ *                             a global program gets E2BIG until one image
+ *                             can hold every link, then the trampoline
+ *                             moves to the global text and back
  *   kview-trampoline mixed    the fentry in the view and, at once, globally:
  *                             the global one sees everybody, the view one
  *                             the target; the trampoline is armed in the
@@ -61,6 +68,9 @@
 #define GETSIDS 1000
 #define GETSID_ERRNO 33		/* tramp.bpf.c */
 #define LOOP_ROUNDS 24
+#define MANY 40			/* views: more than BPF_MAX_TRAMP_LINKS */
+#define MAX_LINKS 38		/* BPF_MAX_TRAMP_LINKS on x86 */
+#define MANY_READS "2000"
 
 static char workload[4096];
 
@@ -80,6 +90,10 @@ struct tr {
 	bool module;			/* trace-events-sample loaded */
 	bool livepatch;			/* livepatch-sample loaded */
 	bool tracer;			/* the function tracer's settings */
+	pid_t mt[MANY];			/* many: a member per view */
+	struct kview *mkv[MANY];
+	struct tramp *mskel[MANY], *extra[MAX_LINKS];
+	struct bpf_link *mlink[MANY], *extra_link[MAX_LINKS];
 };
 
 static struct tramp *load(const char *prog, unsigned int filter,
@@ -116,6 +130,15 @@ static void tr_release(struct tr *f)
 	release_view(&f->kv2);
 	for (i = 0; i < sizeof(skels) / sizeof(skels[0]); i++)
 		destroy_skel(skels[i]);
+	for (i = 0; i < MAX_LINKS; i++) {
+		release_link(&f->extra_link[i]);
+		destroy_skel(&f->extra[i]);
+	}
+	for (i = 0; i < MANY; i++) {
+		release_link(&f->mlink[i]);
+		release_view(&f->mkv[i]);
+		destroy_skel(&f->mskel[i]);
+	}
 }
 
 #define LP_DIR "/sys/kernel/livepatch/livepatch_sample"
@@ -132,6 +155,8 @@ static void tr_teardown(void *fixture, const void *variant)
 	reap_child(f->t);
 	reap_child(f->d);
 	reap_child(f->t2);
+	for (size_t i = 0; i < MANY; i++)
+		reap_child(f->mt[i]);
 	tr_release(f);
 	if (f->module && system("rmmod trace_events_sample"))
 		diag("rmmod trace_events_sample failed");
@@ -206,6 +231,18 @@ static bool calls_trampoline(const unsigned char *insn, unsigned long fn)
 		return false;
 	memcpy(&rel, insn + 1, sizeof(rel));
 	return is_trampoline(fn + 5 + (long)rel);
+}
+
+/* The image @kv's copy of @fn calls. */
+static unsigned long view_call_target(struct kview *kv, unsigned long fn)
+{
+	unsigned char vb[5], gb[5];
+	int32_t rel;
+
+	check(!kview__read_text(kv, fn, vb, gb, 5), "read text: %s", strerror(errno));
+	check_eq(vb[0], 0xe8);
+	memcpy(&rel, vb + 1, sizeof(rel));
+	return fn + 5 + (long)rel;
 }
 
 /*
@@ -310,6 +347,8 @@ static void test_reads(void *fixture, const void *variant)
 		f->view2 = load(prog, 0, 0);
 		f->view2_link = attach_view(f->kv2, f->view2, prog);
 		check_armed(f->kv2, fn, false);
+		check(view_call_target(f->kv, fn) != view_call_target(f->kv2, fn),
+		      "the two views call one image");
 		resume(f->t2);
 	}
 	run_pair(f);
@@ -853,6 +892,213 @@ static void test_livepatch(void *fixture, const void *variant)
 	check_stats_clean();
 }
 
+/* many: the start of every BPF trampoline image, from one read of kallsyms. */
+static size_t trampoline_images(unsigned long *addrs, size_t max)
+{
+	char line[512], sym[256], t;
+	unsigned long a;
+	size_t n = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	check(f, "/proc/kallsyms: %s", strerror(errno));
+	while (n < max && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %c %255s", &a, &t, sym) == 3 &&
+		    !strncmp(sym, "bpf_trampoline_", 15))
+			addrs[n++] = a;
+	fclose(f);
+	return n;
+}
+
+/*
+ * many: each of the first @n views that has a link calls a trampoline
+ * image of its own from its copy of @fn's site, the global text keeping
+ * its NOP; or, @global, the global text calls one and the views run it.
+ * As check_armed(), with kallsyms read and the views verified once.
+ */
+static void many_check(struct tr *f, unsigned long fn, int n, bool global)
+{
+	unsigned long images[4 * MANY], calls[MANY];
+	unsigned char vb[5], gb[5];
+	struct kview_info info;
+	unsigned int nviews;
+	size_t nimages = trampoline_images(images, 4 * MANY), k;
+	int i, j, armed = 0;
+	int32_t rel;
+
+	for (i = 0; i < n; i++) {
+		calls[i] = 0;
+		if (!f->mkv[i] || !f->mlink[i])
+			continue;
+		check(!kview__read_text(f->mkv[i], fn, vb, gb, 5), "read text: %s",
+		      strerror(errno));
+		check(!kview__info(f->mkv[i], &info), "info: %s", strerror(errno));
+		check_eq((global ? gb : vb)[0], 0xe8);
+		memcpy(&rel, (global ? gb : vb) + 1, sizeof(rel));
+		calls[i] = fn + 5 + (long)rel;
+		for (k = 0; k < nimages && images[k] != calls[i]; k++)
+			;
+		check(k < nimages, "view %d: the call at %#lx does not go to a BPF trampoline",
+		      i, fn);
+		armed++;
+		if (global) {
+			check_eq(info.nr_patches, 0);
+			check(!memcmp(vb, gb, 5), "view %d does not run the global call", i);
+			continue;
+		}
+		check_eq(gb[0], 0x0f);
+		check_eq(info.nr_patches, 1);
+		for (j = 0; j < i; j++)
+			check(calls[j] != calls[i], "views %d and %d call one image", j, i);
+	}
+	diag("%d views %s (%zu trampoline images in kallsyms)", armed,
+	     global ? "run the global call" : "call an image of their own", nimages);
+	check_eq(kview_verify_total(&nviews), 0);
+}
+
+/*
+ * many: a new process in view @i reads; each of @skels' programs counts
+ * its reads as the in-eBPF reference does.
+ */
+static void many_reads(struct tr *f, int i, struct tramp **skels, int nskels)
+{
+	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+		       "count=" MANY_READS, "status=none", NULL };
+	unsigned long long want;
+	pid_t p;
+	int k;
+
+	reap_child(f->mt[i]);
+	f->mt[i] = p = spawn_stopped(dd);
+	check(!kview__add_pid(f->mkv[i], p), "add %d to view %d: %s", p, i, strerror(errno));
+	resume(p);
+	check_eq(wait_exit(p), 0);
+	want = map_u32_count(bpf_map__fd(f->in->maps.counts), p);
+	check(want >= 2000, "in-eBPF saw only %llu reads of view %d's new member", want, i);
+	for (k = 0; k < nskels; k++)
+		check_eq(map_u32_count(bpf_map__fd(skels[k]->maps.counts), p), want);
+}
+
+/* many: a global fentry on ksys_read; 0 or its errno. */
+static int many_global(struct tr *f)
+{
+	struct bpf_program *prog;
+
+	if (!f->global)
+		f->global = load("fe_read", 0, 0);
+	prog = bpf_object__find_program_by_name(f->global->obj, "fe_read");
+	f->global_link = bpf_program__attach(prog);
+	return f->global_link ? 0 : errno;
+}
+
+/* many: fentry on ksys_read in MANY views, more than one image takes. */
+static void test_many(void *fixture, const void *variant)
+{
+	char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+		       "count=" MANY_READS, "status=none", NULL };
+	unsigned long fn = ksym_site("ksys_read");
+	unsigned long long want;
+	struct tramp *all[MAX_LINKS];
+	struct tr *f = fixture;
+	unsigned int keys[4];
+	int i, n, err;
+
+	(void)variant;
+	f->d = spawn_stopped(dd);
+	/* the in-eBPF reference without a filter: every process's reads */
+	f->in = load("tp_enter", 0, 0);
+	f->in_link = attach_global(f->in, "tp_enter");
+	for (i = 0; i < MANY; i++) {
+		f->mt[i] = spawn_stopped(dd);
+		f->mkv[i] = kview__create(f->mt[i], NULL);
+		check(f->mkv[i], "kview__create(%d): %s", f->mt[i], strerror(errno));
+		f->mskel[i] = load("fe_read", 0, 0);
+		f->mlink[i] = attach_view(f->mkv[i], f->mskel[i], "fe_read");
+	}
+	diag("%d views each hold an fentry program on ksys_read", MANY);
+	many_check(f, fn, MANY, false);
+
+	/* One global image cannot hold the views' links: refused. */
+	err = many_global(f);
+	diag("a global program with %d programs in views: %s", MANY,
+	     err ? strerror(err) : "attached");
+	check_eq(err, E2BIG);
+
+	for (i = 0; i < MANY; i++)
+		resume(f->mt[i]);
+	resume(f->d);
+	for (i = 0; i < MANY; i++)
+		check_eq(wait_exit(f->mt[i]), 0);
+	check_eq(wait_exit(f->d), 0);
+	for (i = 0; i < MANY; i++) {
+		int fd = bpf_map__fd(f->mskel[i]->maps.counts);
+
+		want = map_u32_count(bpf_map__fd(f->in->maps.counts), f->mt[i]);
+		check(want >= 2000, "in-eBPF saw only %llu reads of view %d's member",
+		      want, i);
+		check_eq(map_u32_count(fd, f->mt[i]), want);
+		check_eq(map_u32_keys(fd, keys, 4), 1);
+	}
+	diag("each view's program counted its member's reads, as in-eBPF did");
+
+	/* One view takes one image's worth of programs, not one more. */
+	err = 0;
+	for (n = 0; n < MAX_LINKS; n++) {
+		struct bpf_program *prog;
+
+		f->extra[n] = load("fe_read", 0, 0);
+		prog = bpf_object__find_program_by_name(f->extra[n]->obj, "fe_read");
+		f->extra_link[n] = kview__attach_program(f->mkv[0], prog);
+		if (!f->extra_link[n]) {
+			err = errno;
+			break;
+		}
+	}
+	diag("view 0 took %d programs: the next got %s", n + 1, strerror(err));
+	check_eq(n + 1, MAX_LINKS);
+	check_eq(err, E2BIG);
+	many_check(f, fn, MANY, false);
+	/* view 0's image of 38 programs runs each for its member */
+	memcpy(all, f->extra, sizeof(f->extra[0]) * n);
+	all[n] = f->mskel[0];
+	many_reads(f, 0, all, n + 1);
+	diag("view 0's %d programs each counted its new member's reads", n + 1);
+	for (i = 0; i < MAX_LINKS; i++) {
+		release_link(&f->extra_link[i]);
+		destroy_skel(&f->extra[i]);
+	}
+
+	/*
+	 * With MAX_LINKS - 1 links left in views, one image holds them and a
+	 * global one: the trampoline moves to the global text, the views run
+	 * its call; back to an image per view when the global one goes.
+	 */
+	for (i = MAX_LINKS; i < MANY; i++) {
+		release_link(&f->mlink[i]);
+		check_detached(f->mkv[i], fn);
+	}
+	/* exactly one image's worth in views: a global one does not fit */
+	check_eq(many_global(f), E2BIG);
+	release_link(&f->mlink[MAX_LINKS - 1]);
+	check_detached(f->mkv[MAX_LINKS - 1], fn);
+	check_eq(many_global(f), 0);
+	many_check(f, fn, MAX_LINKS - 1, true);
+	many_reads(f, 1, &f->mskel[1], 1);
+	check_eq(map_u32_count(bpf_map__fd(f->global->maps.counts), f->mt[1]),
+		 map_u32_count(bpf_map__fd(f->in->maps.counts), f->mt[1]));
+	release_link(&f->global_link);
+	many_check(f, fn, MAX_LINKS - 1, false);
+	many_reads(f, 2, &f->mskel[2], 1);
+	diag("global text and back: the views' programs counted their new members");
+
+	for (i = 0; i < MANY; i++) {
+		release_link(&f->mlink[i]);
+		check_detached(f->mkv[i], fn);
+	}
+	release_link(&f->in_link);
+	tr_release(f);
+	check_stats_clean();
+}
+
 static const struct tr_variant entry, exit_ = { .fexit = true },
 	mixed = { .mixed = true }, views = { .views = true };
 
@@ -862,6 +1108,7 @@ static const struct check_case cases[] = {
 	{ "modret", test_modret, NULL },
 	{ "mixed", test_reads, &mixed },
 	{ "views", test_reads, &views },
+	{ "many", test_many, NULL },
 	{ "ftrace", test_ftrace, NULL },
 	{ "loop", test_loop, NULL },
 	{ "module", test_module, NULL },
