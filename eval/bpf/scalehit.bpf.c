@@ -2,12 +2,12 @@
 /*
  * Programs of the scale experiment's hit step (eval/guest/scale.c): one
  * hook on a hot path, personality(2), in every view at once, hit by a member
- * of one view.  A kprobe and an fentry program on __x64_sys_personality() and
- * a raw_syscalls:sys_enter tracepoint program, each counting the tasks
- * that reach it: the process the driver names (traced_tgid) and any
+ * of one view.  A kprobe and an fentry program on __x64_sys_personality(), a
+ * raw_syscalls:sys_enter tracepoint program and a raw tracepoint program on
+ * sys_enter, each counting the tasks that reach it: the process the driver names (traced_tgid) and any
  * other.  A kprobe program may have any number of links; a tracepoint's
  * perf events share one program array, which holds a program once, and a
- * tracing program has one link: the driver loads a clone of those two per
+ * tracing program has one link: the driver loads a clone of those three per
  * view (bpf_program__insns() after load: the map references are resolved),
  * as one tool per view would load its own.
  */
@@ -44,6 +44,12 @@ int hit_tp(void *ctx)
 
 SEC("fentry/__x64_sys_personality")
 int BPF_PROG(hit_fentry)
+{
+	return hit();
+}
+
+SEC("raw_tp/sys_enter")
+int hit_raw_tp(void *ctx)
 {
 	return hit();
 }

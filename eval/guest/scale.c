@@ -39,9 +39,9 @@
  *   7. memcached: Debian's memcached driven by memcaslap for MC_SECONDS
  *      (mcload.h), untraced, with the views there (MC_SECONDS 0: left out);
  *   7b. hits (with a pid view): one hook on personality(2) in every view, for
- *      each of a kprobe, a raw_syscalls:sys_enter tracepoint program and
- *      an fentry program (eval/bpf/scalehit.bpf.c; the latter two as a
- *      clone per view), attached in view after view until one is refused,
+ *      each of a kprobe, a raw_syscalls:sys_enter tracepoint program, an
+ *      fentry program and a raw tracepoint program on sys_enter
+ *      (eval/bpf/scalehit.bpf.c; all but the kprobe as a clone per view), attached in view after view until one is refused,
  *      timed; HITS calls by a process added to the first view and by one
  *      in no view (the programs' counts checked: the member's calls once
  *      each, nobody else's); the hook detached, timed.  Before step 2,
@@ -549,8 +549,8 @@ static void pingpong(struct kview *kva, struct kview *kvb, long n, struct pingpo
 
 /* ---- hits: one hook on a hot path in every view ------------------------ */
 
-enum { HOOK_KPROBE, HOOK_TP, HOOK_FENTRY, NHOOKS };
-static const char *const hook_names[NHOOKS] = { "kprobe", "tracepoint", "fentry" };
+enum { HOOK_KPROBE, HOOK_TP, HOOK_FENTRY, HOOK_RAW_TP, NHOOKS };
+static const char *const hook_names[NHOOKS] = { "kprobe", "tracepoint", "fentry", "raw_tp" };
 
 struct hits {
 	long long ns;		/* the measured calls */
@@ -680,6 +680,12 @@ static int hook_attach(int hook, struct hook_att *a)
 		if (a->prog_fd < 0)
 			return -a->prog_fd;
 		a->link_fd = bpf_link_create(a->prog_fd, 0, BPF_TRACE_FENTRY, NULL);
+		break;
+	case HOOK_RAW_TP:
+		a->prog_fd = prog_clone(hskel->progs.hit_raw_tp, 0, 0);
+		if (a->prog_fd < 0)
+			return -a->prog_fd;
+		a->link_fd = bpf_raw_tracepoint_open("sys_enter", a->prog_fd);
 		break;
 	}
 	if (a->link_fd >= 0)
@@ -969,7 +975,8 @@ static void hits_in_views(struct point *p)
 			hook_detach(&views[i].hook);
 		hp->detach_ns = now_ns() - t0;
 		/* The view's member gets its view's program, once a call; nobody else any. */
-		check(h == HOOK_TP ? hp->member.traced >= want : hp->member.traced == want,
+		check(h == HOOK_TP || h == HOOK_RAW_TP ? hp->member.traced >= want :
+		      hp->member.traced == want,
 		      "%s in %d views: %llu hits of the first view's member for %llu calls",
 		      hook_names[h], hp->views, hp->member.traced, want);
 		check(!hp->member.other, "%s in %d views: %llu hits of other tasks", hook_names[h],
@@ -1135,7 +1142,7 @@ static const char runs_header[] =
 	"mc_tps,mc_ops,mc_cpu_ns,hits,"
 	"g_attach_ns,g_detach_ns,g_attach_errno,g_avail_kb0,g_avail_kb1,g_slab_kb0,g_slab_kb1,"
 	"hit_calls,hit_base_ns"
-	HOOK_COLS("kprobe") HOOK_COLS("tracepoint") HOOK_COLS("fentry") "\n";
+	HOOK_COLS("kprobe") HOOK_COLS("tracepoint") HOOK_COLS("fentry") HOOK_COLS("raw_tp") "\n";
 
 static void emit_views(FILE *out, const struct point *p, int warmup)
 {
