@@ -301,6 +301,17 @@ static void test_mixed(void *fixture, const void *variant)
  * Attach another tp_raw_enter program in @kv (NULL: globally) into
  * f->more[@i]: 0, or the errno of a refusal.
  */
+/* views, raw-views: t and d, stopped, each in a view of its own (kv, kv2). */
+static void spawn_two_views(struct tp *f, char **args)
+{
+	f->t = spawn_stopped(args);
+	f->d = spawn_stopped(args);
+	f->kv = kview__create(f->t, NULL);
+	check(f->kv, "kview__create: %s", strerror(errno));
+	f->kv2 = kview__create(f->d, NULL);
+	check(f->kv2, "kview__create: %s", strerror(errno));
+}
+
 static int attach_more(struct tp *f, int i, struct kview *kv)
 {
 	struct bpf_program *p;
@@ -323,17 +334,14 @@ static void test_views(void *fixture, const void *variant)
 	pid_t t, d;
 
 	(void)variant;
-	f->t = t = spawn_stopped(args);
-	f->d = d = spawn_stopped(args);
+	spawn_two_views(f, args);
+	t = f->t;
+	d = f->d;
 	f->view = load("tp_raw_enter", 0, 0);		/* in t's view */
 	f->a2 = load("tp_raw_enter", 0, 0);		/* in t's view too */
 	f->more[0] = load("tp_raw_enter", 0, 0);	/* in d's view */
 	f->in = load("tp_raw_enter", t, 0);
 	f->global = load("tp_raw_enter", 0, 0);
-	f->kv = kview__create(t, NULL);
-	check(f->kv, "kview__create: %s", strerror(errno));
-	f->kv2 = kview__create(d, NULL);
-	check(f->kv2, "kview__create: %s", strerror(errno));
 	/* Mixed in time, so that each view's items must be gathered. */
 	f->vl = attach(f->view, "tp_raw_enter", f->kv);
 	f->gl = attach(f->global, "tp_raw_enter", NULL);
@@ -413,18 +421,15 @@ static void test_raw_views(void *fixture, const void *variant)
 	int err;
 
 	(void)variant;
-	f->t = t = spawn_stopped(args);
-	f->d = d = spawn_stopped(args);
+	spawn_two_views(f, args);
+	t = f->t;
+	d = f->d;
 	f->view = load("rawtp_enter", 0, 0);		/* in t's view */
 	f->a2 = load("btf_enter", 0, 0);		/* in t's view too */
 	f->more[0] = load("rawtp_enter", 0, 0);		/* in d's view */
 	f->more[1] = load("rawtp_enter", 0, 0);		/* in d's view too */
 	f->in = load("rawtp_enter", t, 0);
 	f->global = load("rawtp_enter", 0, 0);
-	f->kv = kview__create(t, NULL);
-	check(f->kv, "kview__create: %s", strerror(errno));
-	f->kv2 = kview__create(d, NULL);
-	check(f->kv2, "kview__create: %s", strerror(errno));
 	f->vl = attach(f->view, "rawtp_enter", f->kv);
 	f->gl = attach(f->global, "rawtp_enter", NULL);
 	f->ml[0] = attach(f->more[0], "rawtp_enter", f->kv2);
