@@ -169,7 +169,7 @@ const char *create_error(int err, pid_t pid)
 		snprintf(buf, sizeof(buf), "permission denied: need CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON) and ptrace rights over pid %d", pid);
 		break;
 	case EBUSY:
-		snprintf(buf, sizeof(buf), "pid %d is already in a kernel view", pid);
+		snprintf(buf, sizeof(buf), "pid %d is already in a kernel view, or runs on another process's memory (a vfork() child before its exec, or clone(CLONE_VM)): a view takes whole address spaces", pid);
 		break;
 	case ENOSPC:
 		snprintf(buf, sizeof(buf), "too many kernel views");

@@ -4,7 +4,12 @@
  * leaves nothing half-attached behind.
  *
  *   targets     no such pid, zombie, kernel thread, busy, bad flags, the
- *               limit of views; KVIEW_IOC_READ_TEXT's bounds (one page,
+ *               limit of views; a process on another's mm (a vfork()
+ *               child before its exec, with CLONE_PARENT too, either
+ *               side of clone(CLONE_VM)) refused with EBUSY by create
+ *               and add-pid, the vfork() child taken once it exec'd,
+ *               its parent at any time;
+ *               KVIEW_IOC_READ_TEXT's bounds (one page,
  *               KVIEW_TEXT_MAX bytes, kernel text) and kview__read_text()
  *               across a page boundary
  *   privileges  no capabilities; CAP_BPF+CAP_PERFMON without ptrace
@@ -58,6 +63,8 @@ struct errs {
 	int cgfd;			/* the cgroup v2 root */
 	int fds[MAX_VIEWS];		/* views made by the raw ioctl */
 	pid_t zombie, live, t, target, decoy;
+	pid_t shared, shared_child;	/* spawn_shared()'s processes */
+	int go;				/* its child's pipe */
 	struct kview *kv;
 	struct count *skel, *view, *in;
 	struct lsmcg *lsmcg;
@@ -78,6 +85,9 @@ static void errs_teardown(void *fixture, const void *variant)
 	reap_child(f->t);
 	reap_child(f->target);
 	reap_child(f->decoy);
+	reap_child(f->shared);
+	reap_child(f->shared_child);
+	release_fd(&f->go);
 	release_link(&f->view_link);
 	release_link(&f->in_link);
 	release_link(&f->lsm_link);
@@ -216,6 +226,165 @@ static void targets_live(struct errs *f)
 	wait_exit(live);
 }
 
+/* What spawn_shared()'s child needs: pipe ends, and whether to exec. */
+struct shared {
+	int report, go;
+	bool exec;
+};
+
+/*
+ * The child on its parent's mm: it reports its pid, waits for a byte,
+ * then execs sleep (@exec) or waits on.  Nothing but write(), read(),
+ * exec and pause(), as a vfork() child may.
+ */
+static int on_parent_mm(void *p)
+{
+	const struct shared *s = p;
+	char *argv[] = { "sleep", "60", NULL };
+	pid_t self = getpid();
+	char c;
+
+	if (write(s->report, &self, sizeof(self)) != sizeof(self))
+		_exit(1);
+	if (read(s->go, &c, 1) == 1 && s->exec)
+		execvp("sleep", argv);
+	for (;;)
+		pause();
+	return 0;
+}
+
+/*
+ * A process, in a process group of its own, whose child runs on its mm:
+ * clone(@flags) with CLONE_VM, and CLONE_VFORK for a vfork() child (the
+ * parent waits in clone() until the child execs).  With CLONE_PARENT the
+ * child is ours, not the process's.  The child's pid goes to *@child; a
+ * byte written to f->go lets it go on.
+ */
+static pid_t spawn_shared(struct errs *f, int flags, bool exec, pid_t *child)
+{
+	int rp[2], gp[2];
+	pid_t h;
+
+	check(!pipe(rp) && !pipe(gp), "pipe: %s", strerror(errno));
+	h = fork();
+	check(h >= 0, "fork: %s", strerror(errno));
+	if (!h) {
+		static char stack[64 * 1024];
+		struct shared s = { rp[1], gp[0], exec };
+
+		setpgid(0, 0);
+		if (clone(on_parent_mm, stack + sizeof(stack), flags | SIGCHLD, &s) < 0)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	f->shared = h;
+	close(rp[1]);
+	close(gp[0]);
+	check(read(rp[0], child, sizeof(*child)) == sizeof(*child),
+	      "the pid of %d's child on its mm", h);
+	if (flags & CLONE_PARENT)
+		f->shared_child = *child;
+	close(rp[0]);
+	f->go = gp[1];
+	return h;
+}
+
+/* Kill spawn_shared()'s processes (one process group) and reap them. */
+static void stop_shared(struct errs *f)
+{
+	reap_child(f->shared);
+	reap_child(f->shared_child);
+	f->shared = f->shared_child = 0;
+	release_fd(&f->go);
+}
+
+static int add_pid(int fd, pid_t pid)
+{
+	__u32 p = pid;
+
+	return ioctl(fd, KVIEW_IOC_ADD_PID, &p) ? -errno : 0;
+}
+
+static __u32 nr_members(int fd)
+{
+	struct kview_info info;
+
+	check(!ioctl(fd, KVIEW_IOC_INFO, &info), "KVIEW_IOC_INFO: %s",
+	      strerror(errno));
+	return info.nr_members;
+}
+
+/* /proc/@pid/comm is @comm. */
+static bool comm_is(pid_t pid, const char *comm)
+{
+	char path[64], buf[32];
+	bool same = false;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fp = fopen(path, "r");
+	if (fp) {
+		same = fgets(buf, sizeof(buf), fp) && !strncmp(buf, comm, strlen(comm)) &&
+		       buf[strlen(comm)] == '\n';
+		fclose(fp);
+	}
+	return same;
+}
+
+/*
+ * Membership is per mm: a process on another's mm would bring the other
+ * in with it.  A vfork() child (on its parent's mm until it execs; also
+ * one made with CLONE_PARENT, whose parent is a sibling: only its vfork
+ * says so) and either side of clone(CLONE_VM) without CLONE_THREAD get
+ * EBUSY, from create and from add-pid, and nothing joins; the vfork()
+ * child is taken once it exec'd, and its parent at any time (the child is
+ * in with it until its exec, the documented rule).
+ */
+static void targets_shared(struct errs *f)
+{
+	int dev = f->dev, fd;
+	pid_t h, c;
+
+	h = spawn_shared(f, CLONE_VM | CLONE_VFORK, true, &c);
+	expect_errno(create(dev, c, 0), EBUSY);
+	f->fds[0] = fd = create(dev, 0, 0);
+	check(fd >= 0, "an empty view: %s", strerror(-fd));
+	expect_errno(add_pid(fd, c), EBUSY);
+	check_eq(nr_members(fd), 0);
+	f->fds[1] = create(dev, h, 0);
+	check(f->fds[1] >= 0, "a view on %d, parent of a vfork() child: %s", h,
+	      strerror(-f->fds[1]));
+	check_eq(nr_members(f->fds[1]), 1);
+	release_fd(&f->fds[1]);
+	check(write(f->go, "x", 1) == 1, "write: %s", strerror(errno));
+	check(WAIT_FOR(comm_is(c, "sleep"), 30), "%d's vfork() child %d did not exec sleep",
+	      h, c);
+	check(!add_pid(fd, c), "add-pid %d after its exec: %s", c, strerror(errno));
+	check_eq(nr_members(fd), 1);
+	f->fds[1] = create(dev, h, 0);
+	check(f->fds[1] >= 0, "a view on %d after its child's exec: %s", h,
+	      strerror(-f->fds[1]));
+	release_fd(&f->fds[1]);
+	release_fd(&f->fds[0]);
+	stop_shared(f);
+
+	h = spawn_shared(f, CLONE_VM | CLONE_VFORK | CLONE_PARENT, false, &c);
+	expect_errno(create(dev, c, 0), EBUSY);
+	stop_shared(f);
+
+	h = spawn_shared(f, CLONE_VM, false, &c);
+	expect_errno(create(dev, c, 0), EBUSY);
+	expect_errno(create(dev, h, 0), EBUSY);
+	f->fds[0] = fd = create(dev, 0, 0);
+	check(fd >= 0, "an empty view: %s", strerror(-fd));
+	expect_errno(add_pid(fd, h), EBUSY);
+	expect_errno(add_pid(fd, c), EBUSY);
+	check_eq(nr_members(fd), 0);
+	release_fd(&f->fds[0]);
+	stop_shared(f);
+}
+
 /*
  * MAX_VIEWS views at most (views without members are allowed), each an
  * open fd: the file limit is raised for them first.
@@ -244,6 +413,7 @@ static void test_targets(void *fixture, const void *variant)
 	open_dev(f);
 	targets_not_there(f);
 	targets_live(f);
+	targets_shared(f);
 	targets_limit(f);
 	release_fd(&f->dev);
 	check_clean();

@@ -31,7 +31,9 @@
  *   EOPNOTSUPP the process is a kernel thread
  *   EPERM      no CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON), or no ptrace
  *              attach rights over the process
- *   EBUSY      the process is in a view already
+ *   EBUSY      the process is in a view already, or it runs on the memory
+ *              of another process too (a vfork() child until it execs,
+ *              clone(CLONE_VM) without CLONE_THREAD)
  *   ENOSPC     too many views
  *   EINVAL     unknown flags or non-zero reserved fields
  *   ENODEV     kernel views are not available on this machine

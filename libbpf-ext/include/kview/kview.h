@@ -69,7 +69,8 @@ struct kview_opts {
  * Create a kernel view with process @pid in it (0: no process yet).
  * Needs CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON) and ptrace rights over
  * @pid.  errno: ESRCH (no such process, or exiting), EOPNOTSUPP (a kernel
- * thread), EPERM, EBUSY (already in a view), ENOSPC (too many views),
+ * thread), EPERM, EBUSY (already in a view, or on another process's mm:
+ * a vfork() child before its exec, clone(CLONE_VM)), ENOSPC (too many views),
  * ENOENT/ENODEV (the kernel has no kernel views), EINVAL (bad options).
  */
 struct kview *kview__create(pid_t pid, const struct kview_opts *opts);
