@@ -76,9 +76,20 @@ oci_bundle() {
 	mkdir -p "$d/rootfs" && (cd "$d/rootfs" && mkdir -p usr proc dev sys tmp &&
 		ln -s usr/bin bin && ln -s usr/sbin sbin && ln -s usr/lib lib &&
 		ln -s usr/lib64 lib64) && (cd "$d" && crun spec) || return 1
-	# Mount points under the root, for the runtime (the root is read-only).
-	jq -r '.[].destination' <<<"$mounts" | while read -r dst; do
+	# The runtime mounts in order: a mount under another one's destination
+	# (a tree cloned under /tmp, bound beside a writable /tmp) comes after
+	# it, or that one would hide it.  Parents sort first.
+	mounts=$(jq -c 'sort_by(.destination)' <<<"$mounts")
+	# Mount points under the root, for the runtime (the root is read-only),
+	# and under a writable mount's source for what is mounted inside it.
+	jq -r '.[] | [.destination, .source, .options[1]] | @tsv' <<<"$mounts" |
+	while IFS=$'\t' read -r dst src rw; do
 		mkdir -p "$d/rootfs/$dst" || exit 1
+		[ "$rw" = rw ] || continue
+		jq -r --arg w "$dst" '.[].destination | select(startswith($w + "/")) | ltrimstr($w)' <<<"$mounts" |
+		while read -r sub; do
+			mkdir -p "$src$sub" || exit 1
+		done || exit 1
 	done || return 1
 	jq --argjson args "$(printf '%s\n' "$@" | jq -R . | jq -s .)" --argjson ns "${OCI_NS:?oci_namespaces first}" \
 		--arg cg "$cg" --argjson mounts "$mounts" '
