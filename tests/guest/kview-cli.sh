@@ -58,8 +58,8 @@ expect_error() {
 	stats_clean "$what"
 }
 
-$W spin & T=$!
-$W spin & D=$!
+$W trickle & T=$!
+$W trickle & D=$!
 sleep 0.3
 
 "$K" --help >/dev/null && "$K" attach --help >/dev/null && "$K" list --help >/dev/null ||

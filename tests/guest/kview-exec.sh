@@ -104,8 +104,8 @@ all | bpftrace | libbpf-tools) ;;
 esac
 want() { [ "$part" = all ] || [ "$part" = "$1" ]; }
 
-"$W" spin & T=$!
-"$W" spin & D=$!
+"$W" trickle & T=$!
+"$W" trickle & D=$!
 "$W" openspin & O=$!
 "$W" openspin & P=$!
 say "target $T and decoy $D (marked reads); target $O and decoy $P (opens), all named workload"

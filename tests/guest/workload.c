@@ -23,6 +23,11 @@
  *                               said what samples/livepatch's replacement
  *                               says ("cmdline: P of N patched")
  *   workload spin               marked reads until killed
+ *   workload trickle            10 marked reads every millisecond until
+ *                               killed: a target and a decoy for the tool
+ *                               tests, which leave the vCPUs to the tools
+ *                               (under TCG two spinning ones took most of
+ *                               a bpftrace's or libbpf tool's start-up)
  *   workload openspin           open and close /dev/null every 10 ms until
  *                               killed (for opensnoop-style tools)
  *   workload toolspin           every 10 ms until killed: open and close
@@ -288,6 +293,13 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "spin") && argc == 2) {
 		for (;;)
 			reads(1000);
+	} else if (!strcmp(argv[1], "trickle") && argc == 2) {
+		struct timespec pause = { 0, 1000000 };
+
+		for (;;) {
+			reads(10);
+			nanosleep(&pause, NULL);
+		}
 	} else if (!strcmp(argv[1], "openspin") && argc == 2) {
 		struct timespec pause = { 0, 10000000 };
 
