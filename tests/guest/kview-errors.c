@@ -299,19 +299,12 @@ static void stop_shared(struct errs *f)
 	release_fd(&f->go);
 }
 
-static int add_pid(int fd, pid_t pid)
-{
-	__u32 p = pid;
-
-	return ioctl(fd, KVIEW_IOC_ADD_PID, &p) ? -errno : 0;
-}
-
-static __u32 nr_members(int fd)
+/* The members of @kv (kview__info()). */
+static __u32 nr_members(struct kview *kv)
 {
 	struct kview_info info;
 
-	check(!ioctl(fd, KVIEW_IOC_INFO, &info), "KVIEW_IOC_INFO: %s",
-	      strerror(errno));
+	check(!kview__info(kv, &info), "kview__info: %s", strerror(errno));
 	return info.nr_members;
 }
 
@@ -343,30 +336,28 @@ static bool comm_is(pid_t pid, const char *comm)
  */
 static void targets_shared(struct errs *f)
 {
-	int dev = f->dev, fd;
+	int dev = f->dev;
 	pid_t h, c;
 
 	h = spawn_shared(f, CLONE_VM | CLONE_VFORK, true, &c);
 	expect_errno(create(dev, c, 0), EBUSY);
-	f->fds[0] = fd = create(dev, 0, 0);
-	check(fd >= 0, "an empty view: %s", strerror(-fd));
-	expect_errno(add_pid(fd, c), EBUSY);
-	check_eq(nr_members(fd), 0);
-	f->fds[1] = create(dev, h, 0);
-	check(f->fds[1] >= 0, "a view on %d, parent of a vfork() child: %s", h,
-	      strerror(-f->fds[1]));
-	check_eq(nr_members(f->fds[1]), 1);
-	release_fd(&f->fds[1]);
+	f->kv = kview__create(h, NULL);
+	check(f->kv, "a view on %d, parent of a vfork() child: %s", h, strerror(errno));
+	check_eq(nr_members(f->kv), 1);
+	release_view(&f->kv);
+	f->kv = kview__create(0, NULL);
+	check(f->kv, "an empty view: %s", strerror(errno));
+	expect_errno(kview__add_pid(f->kv, c), EBUSY);
+	check_eq(nr_members(f->kv), 0);
 	check(write(f->go, "x", 1) == 1, "write: %s", strerror(errno));
 	check(WAIT_FOR(comm_is(c, "sleep"), 30), "%d's vfork() child %d did not exec sleep",
 	      h, c);
-	check(!add_pid(fd, c), "add-pid %d after its exec: %s", c, strerror(errno));
-	check_eq(nr_members(fd), 1);
-	f->fds[1] = create(dev, h, 0);
-	check(f->fds[1] >= 0, "a view on %d after its child's exec: %s", h,
-	      strerror(-f->fds[1]));
-	release_fd(&f->fds[1]);
-	release_fd(&f->fds[0]);
+	expect_errno(kview__add_pid(f->kv, c), 0);
+	check_eq(nr_members(f->kv), 1);
+	release_view(&f->kv);
+	f->kv = kview__create(h, NULL);
+	check(f->kv, "a view on %d after its child's exec: %s", h, strerror(errno));
+	release_view(&f->kv);
 	stop_shared(f);
 
 	h = spawn_shared(f, CLONE_VM | CLONE_VFORK | CLONE_PARENT, false, &c);
@@ -376,12 +367,12 @@ static void targets_shared(struct errs *f)
 	h = spawn_shared(f, CLONE_VM, false, &c);
 	expect_errno(create(dev, c, 0), EBUSY);
 	expect_errno(create(dev, h, 0), EBUSY);
-	f->fds[0] = fd = create(dev, 0, 0);
-	check(fd >= 0, "an empty view: %s", strerror(-fd));
-	expect_errno(add_pid(fd, h), EBUSY);
-	expect_errno(add_pid(fd, c), EBUSY);
-	check_eq(nr_members(fd), 0);
-	release_fd(&f->fds[0]);
+	f->kv = kview__create(0, NULL);
+	check(f->kv, "an empty view: %s", strerror(errno));
+	expect_errno(kview__add_pid(f->kv, h), EBUSY);
+	expect_errno(kview__add_pid(f->kv, c), EBUSY);
+	check_eq(nr_members(f->kv), 0);
+	release_view(&f->kv);
 	stop_shared(f);
 }
 
